@@ -1,0 +1,26 @@
+//! Every user-visible string, in Chinese and English. Each language is a
+//! value of the same struct, so a missing string is a compile error; this
+//! replaces leptos_i18n (see docs/ARCHITECTURE.md).
+
+pub mod content;
+mod content_en;
+mod content_zh;
+pub mod ui;
+mod ui_en;
+mod ui_zh;
+
+use domain::Lang;
+
+pub fn content(lang: Lang) -> &'static content::Content {
+    match lang {
+        Lang::Zh => &content_zh::CONTENT_ZH,
+        Lang::En => &content_en::CONTENT_EN,
+    }
+}
+
+pub fn ui(lang: Lang) -> &'static ui::Ui {
+    match lang {
+        Lang::Zh => &ui_zh::UI_ZH,
+        Lang::En => &ui_en::UI_EN,
+    }
+}

@@ -1,0 +1,54 @@
+//! The HTML document and the route table.
+
+use domain::Lang;
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+use crate::context::lang_of_path;
+use crate::storefront::{configure::ConfigurePage, home::HomePage, not_found::NotFound};
+
+/// The document around every page. Storefront pages carry no scripts.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let _ = options;
+    let lang = use_context::<http::request::Parts>()
+        .and_then(|parts| lang_of_path(parts.uri.path()))
+        .unwrap_or_default();
+    view! {
+        <!DOCTYPE html>
+        <html lang=lang.html_lang()>
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="color-scheme" content="light" />
+                <link rel="stylesheet" href="/pkg/gpu-storefront.css" />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Router>
+            <Routes fallback=|| view! { <NotFound /> }>
+                <Route path=path!("/:lang") view=HomePage />
+                <Route path=path!("/:lang/configure") view=ConfigurePage />
+            </Routes>
+        </Router>
+    }
+}
+
+/// The language named by the `:lang` route parameter; `None` for anything
+/// else, which pages answer with the 404 page.
+pub fn route_lang() -> Option<Lang> {
+    let params = leptos_router::hooks::use_params_map();
+    params.with_untracked(|p| p.get("lang").and_then(|code| Lang::from_code(&code)))
+}

@@ -1,0 +1,215 @@
+//! Configure: the start of ordering. Pick a plan and a site (a plain GET
+//! form), see the price ex VAT and live stock. A sold-out combination cannot
+//! be configured and points to the sites that have stock.
+
+use domain::{Catalog, Lang, Plan, Site, StockSnapshot};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::layout::Page;
+use super::not_found::{ErrorPage, NotFound};
+use super::plans::gpu_text;
+use super::stock::{stock_text, StockBadge, StockReadAt};
+use super::{configure_rest, href};
+use crate::context::{set_status, use_facts};
+use crate::i18n::ui;
+use crate::shell::route_lang;
+
+#[component]
+pub fn ConfigurePage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let Some(facts) = use_facts() else {
+        return view! { <ErrorPage lang /> }.into_any();
+    };
+    let t = ui(lang);
+    let query = use_query_map();
+    let (plan_q, site_q) = query.with_untracked(|q| {
+        (
+            q.get("plan").unwrap_or_default(),
+            q.get("site").unwrap_or_default(),
+        )
+    });
+    let catalog = facts.catalog.clone();
+    let plan = catalog.plan(&plan_q).cloned();
+    let site = catalog.site(&site_q).cloned();
+    // Unknown values are a bad request, answered with the form and a message.
+    let bad = plan.is_none() || (!site_q.is_empty() && site.is_none());
+    if bad {
+        set_status(400);
+    }
+    let rest = match (&plan, &site) {
+        (Some(p), s) => configure_rest(p.id.as_str(), s.as_ref().map(|s| s.code.as_str())),
+        (None, _) => "/configure".to_owned(),
+    };
+    let title = plan.as_ref().map_or_else(
+        || t.configure_heading.to_owned(),
+        |p| (t.configure_title)(&p.name),
+    );
+    view! {
+        <Page lang title description=t.configure_description.to_owned() rest noindex=site.is_some() || bad>
+            <section class="section configure" aria-labelledby="configure-title">
+                <h1 id="configure-title">{t.configure_heading}</h1>
+                <p class="lead">{t.configure_intro}</p>
+                {bad.then(|| view! { <p class="notice notice-error" role="alert">{t.configure_bad_choice}</p> })}
+                <ChoiceForm lang catalog=catalog.clone() stock=facts.stock.clone() plan=plan.clone() site=site.clone() />
+                {plan.map(|plan| view! { <Summary lang catalog=catalog.clone() stock=facts.stock.clone() plan site /> })}
+                <p>
+                    <a href=format!("{}#plans", href(lang, ""))>{t.back_to_plans}</a>
+                </p>
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+#[component]
+fn ChoiceForm(
+    lang: Lang,
+    catalog: std::sync::Arc<Catalog>,
+    stock: StockSnapshot,
+    plan: Option<Plan>,
+    site: Option<Site>,
+) -> impl IntoView {
+    let t = ui(lang);
+    let plan_id = plan.as_ref().map(|p| p.id.clone());
+    let site_code = site.as_ref().map(|s| s.code.clone());
+    let plan_options = catalog
+        .plans
+        .iter()
+        .map(|p| {
+            let selected = plan_id.as_ref() == Some(&p.id);
+            view! {
+                <option value=p.id.to_string() selected=selected>
+                    {format!("{} · {}", p.name, p.monthly_price.format(lang))}
+                </option>
+            }
+        })
+        .collect_view();
+    let site_options = catalog
+        .sites
+        .iter()
+        .map(|s| {
+            let selected = site_code.as_ref() == Some(&s.code);
+            let label = match &plan_id {
+                Some(p) => format!(
+                    "{} · {}",
+                    s.city.get(lang),
+                    stock_text(stock.level(&s.code, p), lang)
+                ),
+                None => s.city.get(lang).to_owned(),
+            };
+            view! { <option value=s.code.to_string() selected=selected>{label}</option> }
+        })
+        .collect_view();
+    view! {
+        <form class="choice" method="get" action=href(lang, "/configure")>
+            <div class="field">
+                <label for="plan">{t.configure_plan}</label>
+                <select id="plan" name="plan">{plan_options}</select>
+            </div>
+            <div class="field">
+                <label for="site">{t.configure_site}</label>
+                <select id="site" name="site">
+                    <option value="" selected=site_code.is_none()>{t.configure_choose_site}</option>
+                    {site_options}
+                </select>
+            </div>
+            <button type="submit">{t.configure_update}</button>
+        </form>
+    }
+}
+
+#[component]
+fn Summary(
+    lang: Lang,
+    catalog: std::sync::Arc<Catalog>,
+    stock: StockSnapshot,
+    plan: Plan,
+    site: Option<Site>,
+) -> impl IntoView {
+    let t = ui(lang);
+    let with_stock: Vec<&Site> = catalog
+        .sites
+        .iter()
+        .filter(|s| stock.level(&s.code, &plan.id).available())
+        .collect();
+    let level = site.as_ref().map(|s| stock.level(&s.code, &plan.id));
+    let sold_out_here = level.is_some_and(|l| !l.available());
+    let alternatives = (site.is_none() || sold_out_here).then(|| {
+        if with_stock.is_empty() {
+            view! { <p class="notice">{t.configure_no_stock_anywhere}</p> }.into_any()
+        } else {
+            let links = with_stock
+                .iter()
+                .map(|s| {
+                    let l = stock.level(&s.code, &plan.id);
+                    view! {
+                        <li data-site=s.code.to_string()>
+                            <a href=href(lang, &configure_rest(plan.id.as_str(), Some(s.code.as_str())))>
+                                {s.city.get(lang).to_owned()}
+                            </a>
+                            " "
+                            <StockBadge level=l lang />
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="alternatives">
+                    <p>{t.configure_try_sites}</p>
+                    <ul class="site-list">{links}</ul>
+                </div>
+            }
+            .into_any()
+        }
+    });
+    view! {
+        <div id="configure-summary" class="summary" class:sold-out=sold_out_here>
+            <h2>{t.configure_summary}</h2>
+            {sold_out_here
+                .then(|| {
+                    let site_name = site.as_ref().map(|s| s.city.get(lang).to_owned()).unwrap_or_default();
+                    view! { <p class="notice notice-error" role="alert">{(t.configure_sold_out)(&plan.name, &site_name)}</p> }
+                })}
+            <dl>
+                <dt>{t.configure_plan}</dt>
+                <dd>
+                    <strong>{plan.name.clone()}</strong>
+                    {format!(
+                        " · {} · {} {} · {} GB · {} TB NVMe",
+                        gpu_text(&plan),
+                        plan.dedicated_cores,
+                        t.col_cores,
+                        plan.memory_gb,
+                        plan.nvme_tb,
+                    )}
+                </dd>
+                {site
+                    .as_ref()
+                    .map(|s| {
+                        view! {
+                            <dt>{t.configure_site}</dt>
+                            <dd>{format!("{} ({})", s.city.get(lang), s.country.get(lang))}</dd>
+                        }
+                    })}
+                <dt>{t.configure_price}</dt>
+                <dd class="price">{plan.monthly_price.format(lang)}" "{t.per_month}</dd>
+                {level
+                    .map(|level| {
+                        view! {
+                            <dt>{t.configure_stock}</dt>
+                            <dd data-stock=level.token()>
+                                <StockBadge level lang />
+                            </dd>
+                        }
+                    })}
+            </dl>
+            <p class="notes">{t.vat_note}" "{t.configure_term}</p>
+            {(!sold_out_here && site.is_some()).then(|| view! { <p>{t.configure_next_step}</p> })}
+            {alternatives}
+            <StockReadAt lang />
+        </div>
+    }
+}

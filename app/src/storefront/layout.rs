@@ -1,0 +1,69 @@
+//! The frame of every storefront page: head metadata, header with the
+//! language switch, and footer.
+
+use domain::Lang;
+use leptos::prelude::*;
+use leptos_meta::{Link, Meta, Title};
+
+use super::href;
+use crate::context::use_site_info;
+use crate::i18n::ui;
+
+#[component]
+pub fn Page(
+    lang: Lang,
+    title: String,
+    description: String,
+    /// This page's address after the language prefix: `` for the home page,
+    /// `/configure?plan=g-ada` for others. Canonical and alternates use it.
+    rest: String,
+    #[prop(optional)] noindex: bool,
+    children: Children,
+) -> impl IntoView {
+    let t = ui(lang);
+    let base = use_site_info().base_url;
+    let canonical = format!("{base}{}", href(lang, &rest));
+    let alternate = |l: Lang| format!("{base}{}", href(l, &rest));
+    let x_default = if rest.is_empty() {
+        format!("{base}/")
+    } else {
+        alternate(Lang::Zh)
+    };
+    let other = lang.other();
+    view! {
+        <Title text=title />
+        <Meta name="description" content=description />
+        {noindex.then(|| view! { <Meta name="robots" content="noindex" /> })}
+        <Link rel="canonical" href=canonical />
+        <Link rel="alternate" hreflang=Lang::Zh.html_lang() href=alternate(Lang::Zh) />
+        <Link rel="alternate" hreflang=Lang::En.html_lang() href=alternate(Lang::En) />
+        <Link rel="alternate" hreflang="x-default" href=x_default />
+        <a class="skip-link" href="#main">{t.skip_to_content}</a>
+        <header class="site-header">
+            <a class="brand" href=href(lang, "")>{t.brand}</a>
+            <nav aria-label=t.nav_label>
+                <ul>
+                    <li><a href=format!("{}#plans", href(lang, ""))>{t.nav_plans}</a></li>
+                    <li><a href=format!("{}#latency", href(lang, ""))>{t.nav_latency}</a></li>
+                    <li><a href=format!("{}#sites", href(lang, ""))>{t.nav_sites}</a></li>
+                    <li><a href=format!("{}#faq", href(lang, ""))>{t.nav_faq}</a></li>
+                </ul>
+            </nav>
+            <a
+                class="lang-switch"
+                href=href(other, &rest)
+                hreflang=other.html_lang()
+                lang=other.html_lang()
+                aria-label=t.switch_label
+                data-testid="lang-switch"
+            >
+                {t.switch_to_other}
+            </a>
+        </header>
+        <main id="main" tabindex="-1">{children()}</main>
+        <footer class="site-footer">
+            <p>{t.footer_prices}</p>
+            <p>{t.footer_sla}</p>
+        </footer>
+    }
+}

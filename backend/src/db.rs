@@ -1,0 +1,119 @@
+//! The database: SQLite (embedded default) or PostgreSQL, through sqlx's Any
+//! driver and one portable schema (see docs/ARCHITECTURE.md).
+
+use anyhow::Context;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor};
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A pool on one database and which kind it is.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+    url: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("unsupported database URL (use sqlite:… or postgres://…)")]
+    UnsupportedUrl,
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl Db {
+    /// Connects and, for SQLite, creates the file and its folder first.
+    pub async fn connect(url: &str, max_connections: u32) -> Result<Db, DbError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            return Err(DbError::UnsupportedUrl);
+        };
+        if backend == Backend::Sqlite {
+            create_sqlite_parent(url)?;
+        }
+        let options = AnyConnectOptions::from_str(url).context("parsing the database URL")?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _meta| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the one writer; the busy
+                        // timeout makes a second writer wait instead of failing.
+                        conn.execute(
+                            "pragma foreign_keys = on; pragma busy_timeout = 10000; \
+                             pragma journal_mode = wal; pragma synchronous = normal;",
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .context("connecting to the database")?;
+        Ok(Db {
+            pool,
+            backend,
+            url: url.to_owned(),
+        })
+    }
+
+    /// Applies every pending migration. PostgreSQL serialises concurrent
+    /// runs from several replicas with an advisory lock.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        sqlx::migrate!("../migrations")
+            .run(&self.pool)
+            .await
+            .context("applying database migrations")
+    }
+
+    /// Cheap round trip for readiness checks.
+    pub async fn ping(&self) -> anyhow::Result<()> {
+        sqlx::query("select 1")
+            .execute(&self.pool)
+            .await
+            .context("pinging the database")?;
+        Ok(())
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
+    let path = url
+        .trim_start_matches("sqlite:")
+        .trim_start_matches("//")
+        .split('?')
+        .next()
+        .unwrap_or("");
+    if path.is_empty() || path == ":memory:" {
+        return Ok(());
+    }
+    if let Some(parent) = std::path::Path::new(path).parent() {
+        if !parent.as_os_str().is_empty() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating the database folder {}", parent.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A new application-made id: time-ordered, so indexes stay compact.
+pub fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}

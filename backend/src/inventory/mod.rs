@@ -1,0 +1,227 @@
+//! Inventory: the physical hosts at each site and their states. Stock is the
+//! number of free hosts; nobody edits a counter.
+//!
+//! A host moves `free → held (expires) → allocated → wiping → free`, or to
+//! `maintenance` / `failed`. Every change is one conditional update, so two
+//! writers can never both move the same host.
+
+mod host;
+mod stock;
+
+pub use host::{Host, HostState};
+pub use stock::stock_snapshot;
+
+use anyhow::Context;
+use domain::{PlanId, SiteCode};
+use sqlx::{Any, Row, Transaction};
+
+use crate::db::new_id;
+use crate::{Backend, Clock, Db};
+
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    #[error("no host is called {0:?}")]
+    UnknownHost(String),
+    #[error("no site has the code {0:?}")]
+    UnknownSite(String),
+    #[error("no plan has the id {0:?}")]
+    UnknownPlan(String),
+    #[error("a host that is {from} cannot be set {to} by an operator")]
+    Transition { from: HostState, to: HostState },
+    #[error("between 1 and 500 hosts can be added at once")]
+    Count,
+    #[error(transparent)]
+    Db(#[from] anyhow::Error),
+}
+
+/// Which hosts to list; `None` matches all.
+#[derive(Clone, Debug, Default)]
+pub struct HostFilter {
+    pub site: Option<SiteCode>,
+    pub plan: Option<PlanId>,
+    pub state: Option<HostState>,
+}
+
+const HOST_COLUMNS: &str =
+    "id, name, site_code, plan_id, state, hold_expires_at, created_at, updated_at";
+
+/// Racks `count` new free hosts of a plan at a site, named `site-plan-NNN`.
+pub async fn add_hosts(
+    db: &Db,
+    clock: &Clock,
+    site: &str,
+    plan: &str,
+    count: u32,
+    actor: &str,
+) -> Result<Vec<Host>, InventoryError> {
+    if !(1..=500).contains(&count) {
+        return Err(InventoryError::Count);
+    }
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let known_site: i64 = sqlx::query_scalar("select count(*) from sites where code = $1")
+        .bind(site)
+        .fetch_one(&mut *tx)
+        .await
+        .context("checking the site")?;
+    if known_site == 0 {
+        return Err(InventoryError::UnknownSite(site.to_owned()));
+    }
+    let known_plan: i64 = sqlx::query_scalar("select count(*) from plans where id = $1")
+        .bind(plan)
+        .fetch_one(&mut *tx)
+        .await
+        .context("checking the plan")?;
+    if known_plan == 0 {
+        return Err(InventoryError::UnknownPlan(plan.to_owned()));
+    }
+    let existing: i64 =
+        sqlx::query_scalar("select count(*) from hosts where site_code = $1 and plan_id = $2")
+            .bind(site)
+            .bind(plan)
+            .fetch_one(&mut *tx)
+            .await
+            .context("numbering new hosts")?;
+    let now = clock.now();
+    let mut added = Vec::with_capacity(count as usize);
+    for n in 1..=i64::from(count) {
+        let id = new_id();
+        let name = format!("{site}-{plan}-{:03}", existing + n);
+        sqlx::query(
+            "insert into hosts (id, name, site_code, plan_id, state, created_at, updated_at) \
+             values ($1, $2, $3, $4, 'free', $5, $5)",
+        )
+        .bind(&id)
+        .bind(&name)
+        .bind(site)
+        .bind(plan)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .with_context(|| format!("adding host {name}"))?;
+        record_event(&mut tx, &id, None, HostState::Free, actor, "racked", now).await?;
+        added.push(Host {
+            id,
+            name,
+            site: SiteCode::parse(site).context("site code")?,
+            plan: PlanId::parse(plan).context("plan id")?,
+            state: HostState::Free,
+            hold_expires_at: None,
+            created_at: now,
+            updated_at: now,
+        });
+    }
+    notify_stock_changed(db, &mut tx).await?;
+    tx.commit().await.context("committing new hosts")?;
+    Ok(added)
+}
+
+pub async fn list_hosts(db: &Db, filter: &HostFilter) -> Result<Vec<Host>, InventoryError> {
+    let sql = format!(
+        "select {HOST_COLUMNS} from hosts \
+         where ($1 = '' or site_code = $1) and ($2 = '' or plan_id = $2) and ($3 = '' or state = $3) \
+         order by site_code, plan_id, name"
+    );
+    let rows = sqlx::query(&sql)
+        .bind(filter.site.as_ref().map_or("", |s| s.as_str()))
+        .bind(filter.plan.as_ref().map_or("", |p| p.as_str()))
+        .bind(filter.state.map_or("", HostState::as_str))
+        .fetch_all(&db.pool)
+        .await
+        .context("listing hosts")?;
+    Ok(rows
+        .iter()
+        .map(Host::from_row)
+        .collect::<anyhow::Result<_>>()?)
+}
+
+/// An operator puts a host in service, takes it out for maintenance, or marks
+/// it failed. Hosts a customer holds or uses cannot be freed this way.
+pub async fn set_state(
+    db: &Db,
+    clock: &Clock,
+    name: &str,
+    to: HostState,
+    actor: &str,
+    reason: &str,
+) -> Result<Host, InventoryError> {
+    let from_states = HostState::operator_sources(to);
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let current = sqlx::query("select state from hosts where name = $1")
+        .bind(name)
+        .fetch_optional(&mut *tx)
+        .await
+        .context("reading the host")?
+        .ok_or_else(|| InventoryError::UnknownHost(name.to_owned()))?;
+    let from = HostState::parse(
+        &current
+            .try_get::<String, _>("state")
+            .context("host state")?,
+    )
+    .context("stored host state")?;
+    if !from_states.contains(&from) {
+        return Err(InventoryError::Transition { from, to });
+    }
+    let now = clock.now();
+    // Conditional on the state just read: a concurrent change makes this
+    // update match nothing instead of overwriting it.
+    let row = sqlx::query(&format!(
+        "update hosts set state = $1, hold_expires_at = null, updated_at = $2 \
+         where name = $3 and state = $4 returning {HOST_COLUMNS}"
+    ))
+    .bind(to.as_str())
+    .bind(now)
+    .bind(name)
+    .bind(from.as_str())
+    .fetch_optional(&mut *tx)
+    .await
+    .context("changing the host state")?
+    .ok_or(InventoryError::Transition { from, to })?;
+    let host = Host::from_row(&row)?;
+    record_event(&mut tx, &host.id, Some(from), to, actor, reason, now).await?;
+    notify_stock_changed(db, &mut tx).await?;
+    tx.commit().await.context("committing the host state")?;
+    Ok(host)
+}
+
+async fn record_event(
+    tx: &mut Transaction<'_, Any>,
+    host_id: &str,
+    from: Option<HostState>,
+    to: HostState,
+    actor: &str,
+    reason: &str,
+    at: i64,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "insert into host_events (id, host_id, from_state, to_state, actor, reason, at) \
+         values ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(new_id())
+    .bind(host_id)
+    .bind(from.map(HostState::as_str))
+    .bind(to.as_str())
+    .bind(actor)
+    .bind(reason)
+    .bind(at)
+    .execute(&mut **tx)
+    .await
+    .context("recording the host event")?;
+    Ok(())
+}
+
+/// Tells every replica that stock may have changed. On PostgreSQL the
+/// notification is delivered at commit; SQLite replicas share one file and
+/// see the change through `pragma data_version` (see `stock_watch`).
+pub(crate) async fn notify_stock_changed(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+) -> anyhow::Result<()> {
+    if db.backend == Backend::Postgres {
+        sqlx::query("select pg_notify($1, '')")
+            .bind(crate::stock_watch::PG_CHANNEL)
+            .execute(&mut **tx)
+            .await
+            .context("notifying stock change")?;
+    }
+    Ok(())
+}

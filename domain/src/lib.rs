@@ -1,0 +1,16 @@
+//! Types shared by the browser and the server: languages, money, the catalog
+//! (plans and sites) and stock. No I/O here: the backend loads these from the
+//! database and the app renders them.
+
+pub mod catalog;
+pub mod lang;
+pub mod latency;
+pub mod money;
+pub mod stock;
+pub mod time;
+
+pub use catalog::{Catalog, Localized, Plan, PlanId, Site, SiteCode};
+pub use lang::Lang;
+pub use latency::{LatencyRow, LatencySource};
+pub use money::Money;
+pub use stock::{StockLevel, StockSnapshot};

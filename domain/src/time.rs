@@ -1,0 +1,122 @@
+//! Calendar arithmetic for unix seconds (UTC), without a date library: the
+//! product only needs dates and minutes.
+
+/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The (year, month, day) of a day count since 1970-01-01.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `2026-11-30`.
+pub fn format_date(unix: i64) -> String {
+    let (y, m, d) = civil_from_days(unix.div_euclid(86_400));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `2026-11-30 14:05:09 UTC`.
+pub fn format_datetime(unix: i64) -> String {
+    let secs = unix.rem_euclid(86_400);
+    format!(
+        "{} {:02}:{:02}:{:02} UTC",
+        format_date(unix),
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// `2026-11-30T14:05:09Z`, for `<time datetime>` and schema.org.
+pub fn format_iso(unix: i64) -> String {
+    let secs = unix.rem_euclid(86_400);
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        format_date(unix),
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// Parses `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` (also with a space) as UTC.
+pub fn parse_utc(raw: &str) -> Option<i64> {
+    let raw = raw.trim();
+    let (date, time) = match raw.find(['T', ' ']) {
+        Some(i) => (&raw[..i], Some(raw[i + 1..].trim_end_matches('Z'))),
+        None => (raw, None),
+    };
+    let mut parts = date.split('-');
+    let year: i64 = parts.next()?.parse().ok()?;
+    let month: u32 = parts.next()?.parse().ok()?;
+    let day: u32 = parts.next()?.parse().ok()?;
+    if parts.next().is_some()
+        || !(1..=12).contains(&month)
+        || day == 0
+        || day > days_in_month(year, month)
+    {
+        return None;
+    }
+    let mut seconds = 0;
+    if let Some(time) = time {
+        let mut hms = time.split(':');
+        let h: i64 = hms.next()?.parse().ok()?;
+        let m: i64 = hms.next()?.parse().ok()?;
+        let s: i64 = hms.next().unwrap_or("0").parse().ok()?;
+        if hms.next().is_some()
+            || !(0..24).contains(&h)
+            || !(0..60).contains(&m)
+            || !(0..60).contains(&s)
+        {
+            return None;
+        }
+        seconds = h * 3600 + m * 60 + s;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + seconds)
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_dates() {
+        assert_eq!(parse_utc("1970-01-01"), Some(0));
+        assert_eq!(parse_utc("2026-11-30T14:05:09Z"), Some(1_796_047_509));
+        assert_eq!(format_datetime(1_796_047_509), "2026-11-30 14:05:09 UTC");
+        assert_eq!(
+            format_date(parse_utc("2024-02-29").unwrap_or_default()),
+            "2024-02-29"
+        );
+        assert_eq!(parse_utc("2023-02-29"), None);
+        assert_eq!(parse_utc("2026-13-01"), None);
+        assert_eq!(parse_utc("yesterday"), None);
+    }
+}

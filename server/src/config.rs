@@ -1,0 +1,113 @@
+//! One typed configuration, from flags or environment variables. Doc
+//! comments are the help text (`server --help`).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "server",
+    version,
+    about = "Storefront and portal for whole-card GPU servers"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub config: Config,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Config {
+    /// Database: `sqlite:data/gpu.db` (embedded default) or `postgres://user@host/db`.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite:data/gpu.db?mode=rwc",
+        hide_env_values = true
+    )]
+    pub database_url: Redacted,
+    /// Maximum open database connections per process.
+    #[arg(long, env = "DATABASE_MAX_CONNECTIONS", default_value_t = 16)]
+    pub database_max_connections: u32,
+    /// Address and port to listen on.
+    #[arg(long, env = "LISTEN_ADDR", default_value = "127.0.0.1:3000")]
+    pub listen_addr: SocketAddr,
+    /// Public base URL, used for canonical links and the sitemap.
+    #[arg(long, env = "PUBLIC_BASE_URL", default_value = "http://127.0.0.1:3000")]
+    pub public_base_url: String,
+    /// `development` seeds demo inventory and shows latency estimates;
+    /// `production` does neither and turns on HSTS and JSON logs.
+    #[arg(long, env = "APP_ENV", value_enum, default_value_t = Environment::Development)]
+    pub environment: Environment,
+    /// Folder with the built site (CSS, icons, wasm), as cargo-leptos writes it.
+    #[arg(long, env = "LEPTOS_SITE_ROOT", default_value = "target/site")]
+    pub site_root: PathBuf,
+    /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
+    #[arg(long, env = "RUST_LOG", default_value = "info")]
+    pub log_filter: String,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the web server (the default).
+    Serve,
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Manage hosts: the inventory behind stock.
+    #[command(subcommand)]
+    Hosts(crate::ops::HostsCommand),
+    /// Probe latency measurements.
+    #[command(subcommand)]
+    Latency(crate::ops::LatencyCommand),
+}
+
+impl Config {
+    /// A configuration for tests and tools: the given database, port 0.
+    pub fn for_database(url: &str) -> Config {
+        Config {
+            database_url: Redacted(url.to_owned()),
+            database_max_connections: 8,
+            listen_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            public_base_url: "http://127.0.0.1".to_owned(),
+            environment: Environment::Development,
+            site_root: PathBuf::from("target/site"),
+            log_filter: "warn".to_owned(),
+        }
+    }
+
+    pub fn development(&self) -> bool {
+        self.environment == Environment::Development
+    }
+}
+
+/// A secret-bearing setting (a database URL may hold a password): prints as
+/// `[redacted]` in logs and debug output.
+#[derive(Clone)]
+pub struct Redacted(pub String);
+
+impl Redacted {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl std::str::FromStr for Redacted {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Redacted(s.to_owned()))
+    }
+}

@@ -1,0 +1,35 @@
+//! Liveness, readiness and metrics for operators and load balancers.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+use crate::startup::AppState;
+
+/// The process is up.
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// The process can serve: the database answers.
+pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
+    match state.db.ping().await {
+        Ok(()) => "ready".into_response(),
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable").into_response()
+        }
+    }
+}
+
+pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.metrics.render(),
+    )
+        .into_response()
+}

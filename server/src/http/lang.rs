@@ -1,0 +1,71 @@
+//! Choosing the language: `/` goes to the visitor's language (cookie, then
+//! `Accept-Language`, then Chinese); every page viewed remembers its language.
+
+use axum::extract::{Path, Request};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use domain::Lang;
+use http::header::{self, HeaderMap, HeaderValue};
+
+use app::context::lang_of_path;
+
+pub fn cookie_lang(headers: &HeaderMap) -> Option<Lang> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix("lang=").and_then(Lang::from_code))
+}
+
+pub fn preferred_lang(headers: &HeaderMap) -> Lang {
+    cookie_lang(headers)
+        .or_else(|| {
+            headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .and_then(Lang::negotiate)
+        })
+        .unwrap_or_default()
+}
+
+pub async fn root(headers: HeaderMap) -> Response {
+    let lang = preferred_lang(&headers);
+    let mut response = Redirect::to(&format!("/{}", lang.code())).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::VARY,
+        HeaderValue::from_static("Cookie, Accept-Language"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+    response
+}
+
+/// `/en/` is the same page as `/en`.
+pub async fn trailing_slash(Path(lang): Path<String>) -> Response {
+    match Lang::from_code(&lang) {
+        Some(lang) => Redirect::permanent(&format!("/{}", lang.code())).into_response(),
+        None => http::StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// Remembers the language of the page being viewed, so `/` returns to it.
+pub async fn remember(secure: bool, req: Request, next: Next) -> Response {
+    let page_lang = lang_of_path(req.uri().path());
+    let known = cookie_lang(req.headers());
+    let mut response = next.run(req).await;
+    if let Some(lang) = page_lang.filter(|l| Some(*l) != known) {
+        let cookie = format!(
+            "lang={}; Path=/; Max-Age=31536000; SameSite=Lax{}",
+            lang.code(),
+            if secure { "; Secure" } else { "" }
+        );
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}

@@ -1,0 +1,216 @@
+//! Storefront pages are rendered once per set of facts and served from
+//! memory until the facts change (see `facts`). Stock stays exact: every
+//! request asks the database whether anything changed, which costs far less
+//! than rendering. The moment stock was confirmed is filled in per response.
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::header::{self, HeaderValue};
+use http::StatusCode;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use app::context::{READ_AT_ISO, READ_AT_TEXT};
+
+use crate::metrics::CacheLabels;
+use crate::startup::AppState;
+
+/// Pages kept at most; the key space is small (paths × known parameters),
+/// this only bounds memory against crafted URLs.
+const MAX_PAGES: usize = 512;
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+#[derive(Default)]
+pub struct PageCache {
+    pages: RwLock<HashMap<String, Arc<CachedPage>>>,
+}
+
+struct CachedPage {
+    generation: u64,
+    status: StatusCode,
+    /// The body split around the read-time placeholders; odd segments are
+    /// placeholders (`READ_AT_ISO` or `READ_AT_TEXT`).
+    segments: Vec<Segment>,
+}
+
+enum Segment {
+    Bytes(Bytes),
+    ReadAtIso,
+    ReadAtText,
+}
+
+impl CachedPage {
+    fn new(generation: u64, status: StatusCode, body: Bytes) -> CachedPage {
+        let mut segments = Vec::new();
+        let mut rest = &body[..];
+        let mut offset = 0;
+        while let Some((at, segment, len)) = next_placeholder(rest) {
+            segments.push(Segment::Bytes(body.slice(offset..offset + at)));
+            segments.push(segment);
+            rest = &rest[at + len..];
+            offset += at + len;
+        }
+        segments.push(Segment::Bytes(body.slice(offset..)));
+        CachedPage {
+            generation,
+            status,
+            segments,
+        }
+    }
+
+    fn respond(&self, now: i64) -> Response {
+        let iso = domain::time::format_iso(now);
+        let text = domain::time::format_datetime(now);
+        let size = self
+            .segments
+            .iter()
+            .map(|s| {
+                if let Segment::Bytes(b) = s {
+                    b.len()
+                } else {
+                    24
+                }
+            })
+            .sum();
+        let mut body = Vec::with_capacity(size);
+        for segment in &self.segments {
+            match segment {
+                Segment::Bytes(b) => body.extend_from_slice(b),
+                Segment::ReadAtIso => body.extend_from_slice(iso.as_bytes()),
+                Segment::ReadAtText => body.extend_from_slice(text.as_bytes()),
+            }
+        }
+        let mut response = Response::new(Body::from(body));
+        *response.status_mut() = self.status;
+        let h = response.headers_mut();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        // Stock changes at any moment: browsers and proxies must ask again.
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        response
+    }
+}
+
+fn next_placeholder(haystack: &[u8]) -> Option<(usize, Segment, usize)> {
+    let iso = find(haystack, READ_AT_ISO.as_bytes())
+        .map(|at| (at, Segment::ReadAtIso, READ_AT_ISO.len()));
+    let text = find(haystack, READ_AT_TEXT.as_bytes())
+        .map(|at| (at, Segment::ReadAtText, READ_AT_TEXT.len()));
+    match (iso, text) {
+        (Some(a), Some(b)) => Some(if a.0 < b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The cache key: the path plus the query parameters pages read, in a fixed
+/// order. `None` when the query has anything else (rendered, not cached).
+fn cache_key(req: &Request) -> Option<String> {
+    let uri = req.uri();
+    let mut key = uri.path().to_owned();
+    let Some(query) = uri.query() else {
+        return Some(key);
+    };
+    let mut known: Vec<(&str, &str)> = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let short = value.len() <= 40;
+        if !matches!(name, "plan" | "site" | "city")
+            || !short
+            || known.iter().any(|(n, _)| *n == name)
+        {
+            return None;
+        }
+        known.push((name, value));
+    }
+    known.sort_unstable();
+    for (name, value) in known {
+        key.push_str(if key.contains('?') { "&" } else { "?" });
+        key.push_str(name);
+        key.push('=');
+        key.push_str(value);
+    }
+    Some(key)
+}
+
+pub async fn storefront(
+    State(state): State<Arc<AppState>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let versioned = match state.facts.current().await {
+        Ok(v) => v,
+        Err(error) => {
+            // Without facts the page renders its error state (503); never a
+            // guess at stock.
+            tracing::error!(error = %format!("{error:#}"), "reading storefront facts failed");
+            return next.run(req).await;
+        }
+    };
+    let now = state.clock.now();
+    let key = cache_key(&req).filter(|_| versioned.generation > 0);
+    if let Some(key) = &key {
+        let hit = state
+            .pages
+            .pages
+            .read()
+            .ok()
+            .and_then(|pages| pages.get(key).cloned());
+        if let Some(page) = hit.filter(|p| p.generation == versioned.generation) {
+            state
+                .metrics
+                .page_cache
+                .get_or_create(&CacheLabels { result: "hit" })
+                .inc();
+            return page.respond(now);
+        }
+    }
+    state
+        .metrics
+        .page_cache
+        .get_or_create(&CacheLabels { result: "miss" })
+        .inc();
+    req.extensions_mut().insert(versioned.facts.clone());
+    let response = next.run(req).await;
+    let (parts, body) = response.into_parts();
+    let body = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(body) => body,
+        Err(error) => {
+            tracing::error!(%error, "rendering a storefront page failed");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let page = Arc::new(CachedPage::new(versioned.generation, parts.status, body));
+    let html = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/html"));
+    if let (Some(key), true, true) = (key, parts.status == StatusCode::OK, html) {
+        if let Ok(mut pages) = state.pages.pages.write() {
+            if pages.len() >= MAX_PAGES {
+                pages.retain(|_, p| p.generation == versioned.generation);
+                if pages.len() >= MAX_PAGES {
+                    pages.clear();
+                }
+            }
+            pages.insert(key, page.clone());
+        }
+    }
+    let mut out = page.respond(now);
+    // Keep what the renderer set besides the body (e.g. its own headers).
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_LENGTH && name != header::CONTENT_TYPE {
+            out.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    out.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    out
+}

@@ -1,0 +1,11 @@
+//! The axum server: configuration, start-up, routes outside Leptos (health,
+//! metrics, sitemap), the storefront page cache, security headers and the
+//! operators' subcommands.
+
+pub mod config;
+pub mod facts;
+pub mod http;
+pub mod metrics;
+pub mod ops;
+pub mod startup;
+pub mod telemetry;

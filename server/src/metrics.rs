@@ -1,0 +1,70 @@
+//! Prometheus metrics, exposed at `/metrics`.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// The matched route pattern (`/{lang}`), or `other`: never the raw path.
+    pub route: String,
+    pub method: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    pub result: &'static str,
+}
+
+pub struct Metrics {
+    pub registry: Registry,
+    pub requests: Family<RequestLabels, Counter>,
+    pub latency: Family<RequestLabels, Histogram>,
+    pub page_cache: Family<CacheLabels, Counter>,
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("gpu");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<RequestLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new([
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+            ])
+        });
+        let page_cache = Family::<CacheLabels, Counter>::default();
+        registry.register("http_requests", "HTTP requests answered", requests.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer HTTP requests",
+            latency.clone(),
+        );
+        registry.register(
+            "storefront_page_cache",
+            "Storefront pages served from cache (hit) or rendered (miss)",
+            page_cache.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            latency,
+            page_cache,
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Encoding into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}

@@ -1,0 +1,181 @@
+//! Operators' subcommands of the server binary. Each applies migrations
+//! first, so it works on a fresh database; stock changes made here show on
+//! the storefront's next request (see `backend::stock_watch`).
+
+use anyhow::Context;
+use backend::inventory::{self, HostFilter, HostState};
+use backend::{latency, Clock, Db};
+use clap::{Subcommand, ValueEnum};
+use domain::{PlanId, SiteCode};
+use std::path::PathBuf;
+
+use crate::config::Config;
+
+#[derive(Subcommand, Debug)]
+pub enum HostsCommand {
+    /// Rack new free hosts of a plan at a site.
+    Add {
+        /// Site code: ams, fra, lon, nyc, dal, lax, sin, tyo.
+        #[arg(long)]
+        site: String,
+        /// Plan id: g-ada, g-l40s, g-l40s-x2.
+        #[arg(long)]
+        plan: String,
+        /// How many hosts to add (1–500).
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+    },
+    /// List hosts, optionally filtered.
+    List {
+        #[arg(long)]
+        site: Option<String>,
+        #[arg(long)]
+        plan: Option<String>,
+        #[arg(long, value_enum)]
+        state: Option<StateArg>,
+    },
+    /// Put a host in service, take it out for maintenance, or mark it failed.
+    Set {
+        /// The host's name, as `hosts list` shows it.
+        name: String,
+        #[arg(value_enum)]
+        state: SetStateArg,
+        /// Why, for the host's history.
+        #[arg(long, default_value = "set by operator")]
+        reason: String,
+    },
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum StateArg {
+    Free,
+    Held,
+    Allocated,
+    Wiping,
+    Maintenance,
+    Failed,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum SetStateArg {
+    Free,
+    Maintenance,
+    Failed,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LatencyCommand {
+    /// Import probe medians from CSV: city,country,site,median_ms,measured_at.
+    Import {
+        /// The CSV file; a header line is allowed.
+        file: PathBuf,
+    },
+}
+
+async fn open(config: &Config) -> anyhow::Result<Db> {
+    let db = Db::connect(config.database_url.expose(), 2).await?;
+    db.migrate().await?;
+    Ok(db)
+}
+
+fn operator() -> String {
+    std::env::var("USER").map_or_else(|_| "operator".to_owned(), |u| format!("operator:{u}"))
+}
+
+pub async fn migrate(config: &Config) -> anyhow::Result<()> {
+    open(config).await?;
+    println!("migrations applied");
+    Ok(())
+}
+
+pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    let clock = Clock::system();
+    match command {
+        HostsCommand::Add { site, plan, count } => {
+            let added = inventory::add_hosts(&db, &clock, &site, &plan, count, &operator()).await?;
+            for host in &added {
+                println!("added {} ({} at {}, free)", host.name, host.plan, host.site);
+            }
+        }
+        HostsCommand::List { site, plan, state } => {
+            let filter = HostFilter {
+                site: site
+                    .as_deref()
+                    .map(|s| SiteCode::parse(s).context("a site code is three lowercase letters"))
+                    .transpose()?,
+                plan: plan
+                    .as_deref()
+                    .map(|p| PlanId::parse(p).context("not a plan id"))
+                    .transpose()?,
+                state: state.map(StateArg::state),
+            };
+            let hosts = inventory::list_hosts(&db, &filter).await?;
+            println!(
+                "{:<24} {:<4} {:<10} {:<12} {}",
+                "NAME", "SITE", "PLAN", "STATE", "SINCE"
+            );
+            for h in &hosts {
+                println!(
+                    "{:<24} {:<4} {:<10} {:<12} {}",
+                    h.name,
+                    h.site,
+                    h.plan,
+                    h.state,
+                    domain::time::format_datetime(h.updated_at)
+                );
+            }
+            println!("{} hosts", hosts.len());
+        }
+        HostsCommand::Set {
+            name,
+            state,
+            reason,
+        } => {
+            let host =
+                inventory::set_state(&db, &clock, &name, state.state(), &operator(), &reason)
+                    .await?;
+            println!("{} is now {}", host.name, host.state);
+        }
+    }
+    Ok(())
+}
+
+impl StateArg {
+    fn state(self) -> HostState {
+        match self {
+            StateArg::Free => HostState::Free,
+            StateArg::Held => HostState::Held,
+            StateArg::Allocated => HostState::Allocated,
+            StateArg::Wiping => HostState::Wiping,
+            StateArg::Maintenance => HostState::Maintenance,
+            StateArg::Failed => HostState::Failed,
+        }
+    }
+}
+
+impl SetStateArg {
+    fn state(self) -> HostState {
+        match self {
+            SetStateArg::Free => HostState::Free,
+            SetStateArg::Maintenance => HostState::Maintenance,
+            SetStateArg::Failed => HostState::Failed,
+        }
+    }
+}
+
+pub async fn latency(config: &Config, command: LatencyCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    let clock = Clock::system();
+    match command {
+        LatencyCommand::Import { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let catalog = backend::catalog::load(&db).await?;
+            let rows = latency::parse_csv(&text, &catalog, clock.now())?;
+            let n = latency::import(&db, &clock, &rows).await?;
+            println!("imported {n} measurements");
+        }
+    }
+    Ok(())
+}
