@@ -3,7 +3,6 @@
 
 use anyhow::Context;
 use app::context::SiteInfo;
-use axum::handler::HandlerWithoutStateExt;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::get;
 use axum::Router;
@@ -135,8 +134,12 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), page_cache::storefront));
 
     // Static assets, then the designed 404 page for anything else.
-    let not_found = leptos_axum::render_app_to_stream_with_context(context, shell);
-    let assets = ServeDir::new(&state.config.site_root).fallback(not_found.into_service());
+    let not_found = Router::new()
+        .fallback(leptos_axum::render_app_to_stream_with_context(
+            context, shell,
+        ))
+        .layer(from_fn_with_state(state.clone(), page_cache::storefront));
+    let assets = ServeDir::new(&state.config.site_root).fallback(not_found);
 
     let secure = !state.config.development();
     Router::new()

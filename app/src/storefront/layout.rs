@@ -30,6 +30,15 @@ pub fn Page(
         alternate(Lang::Zh)
     };
     let other = lang.other();
+    // The switch keeps everything the visitor chose (a latency city too),
+    // unlike the canonical address.
+    let switch_href = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.uri.query().map(str::to_owned))
+        .filter(|q| !q.is_empty() && !rest.contains('?'))
+        .map_or_else(
+            || href(other, &rest),
+            |q| format!("{}?{q}", href(other, &rest)),
+        );
     view! {
         <Title text=title />
         <Meta name="description" content=description />
@@ -51,7 +60,7 @@ pub fn Page(
             </nav>
             <a
                 class="lang-switch"
-                href=href(other, &rest)
+                href=switch_href
                 hreflang=other.html_lang()
                 lang=other.html_lang()
                 aria-label=t.switch_label

@@ -43,6 +43,7 @@ enum Segment {
 
 impl CachedPage {
     fn new(generation: u64, status: StatusCode, body: Bytes) -> CachedPage {
+        let body = strip_hydration_markers(body);
         let mut segments = Vec::new();
         let mut rest = &body[..];
         let mut offset = 0;
@@ -93,6 +94,31 @@ impl CachedPage {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         response
     }
+}
+
+/// Leptos marks text boundaries with `<!>` and appends resource scripts
+/// after `</html>`, both for hydration. Storefront pages never hydrate;
+/// `<!>` and content after `</html>` are invalid HTML, and the inline
+/// scripts would only trip the CSP. (Page text is escaped, so a literal
+/// `<!>` can only be a marker.)
+fn strip_hydration_markers(body: Bytes) -> Bytes {
+    const MARKER: &[u8] = b"<!>";
+    const END: &[u8] = b"</html>";
+    let body = match find(&body, END) {
+        Some(at) => body.slice(..at + END.len()),
+        None => body,
+    };
+    if find(&body, MARKER).is_none() {
+        return body;
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = &body[..];
+    while let Some(at) = find(rest, MARKER) {
+        out.extend_from_slice(&rest[..at]);
+        rest = &rest[at + MARKER.len()..];
+    }
+    out.extend_from_slice(rest);
+    Bytes::from(out)
 }
 
 fn next_placeholder(haystack: &[u8]) -> Option<(usize, Segment, usize)> {

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+
+export const SITES = ['ams', 'fra', 'lon', 'nyc', 'dal', 'lax', 'sin', 'tyo'] as const;
+export const PLANS = ['g-ada', 'g-l40s', 'g-l40s-x2'] as const;
+
+export const PRICES: Record<(typeof PLANS)[number], string> = {
+  'g-ada': '€239.00',
+  'g-l40s': '€749.00',
+  'g-l40s-x2': '€1,420.00',
+};
+
+export const SECTION_IDS = [
+  'hero',
+  'plans',
+  'latency',
+  'passthrough',
+  'workloads',
+  'not-for',
+  'host',
+  'sites',
+  'long-jobs',
+  'failure',
+  'faq',
+] as const;
+
+export type Lang = 'en' | 'zh';
+
+/** What a stock cell / label must read, per level and language (a leading glyph is aria-hidden). */
+export const STOCK_TEXT: Record<Lang, Record<'in-stock' | 'few' | 'sold-out', RegExp>> = {
+  en: {
+    'in-stock': /(^|\s)In stock$/,
+    few: /(^|\s)Only \d+ left$/,
+    'sold-out': /(^|\s)Sold out$/,
+  },
+  zh: {
+    'in-stock': /(^|\s)有货$/,
+    few: /(^|\s)仅剩 \d+ 台$/,
+    'sold-out': /(^|\s)已售罄$/,
+  },
+};
+
+/** Escape a string for use inside a RegExp. */
+export function re(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function serverBin(): string {
+  const bin = process.env.SERVER_BIN;
+  if (!bin) throw new Error('SERVER_BIN is not set: run the suite through end2end/run.sh');
+  return bin;
+}
+
+function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: run the suite through end2end/run.sh');
+  return url;
+}
+
+/** Run an operator subcommand of the server binary against the test database. */
+export function operator(args: string[]): string {
+  return execFileSync(serverBin(), args, {
+    env: { ...process.env, DATABASE_URL: databaseUrl() },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 30_000,
+  });
+}
+
+/** Host names from `server hosts list ...` output (first column of each host row). */
+export function hostNames(site: string, plan: string, state?: 'free' | 'maintenance' | 'failed'): string[] {
+  const args = ['hosts', 'list', '--site', site, '--plan', plan];
+  if (state) args.push('--state', state);
+  const out = operator(args);
+  const rowName = new RegExp(`^(${re(site)}-${re(plan)}-\\d+)\\s`);
+  return out
+    .split('\n')
+    .map((line) => rowName.exec(line.trim())?.[1])
+    .filter((n): n is string => !!n);
+}
+
+export function setHost(name: string, state: 'free' | 'maintenance' | 'failed', reason = 'e2e test'): void {
+  operator(['hosts', 'set', name, state, '--reason', reason]);
+}

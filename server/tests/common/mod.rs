@@ -1,0 +1,233 @@
+//! A real application per test, on a fresh database: a SQLite file in a
+//! temporary folder, or a PostgreSQL schema of its own. Tests talk to it
+//! over HTTP and through the operator subcommands, never through tables.
+
+#![allow(dead_code)]
+
+use server::config::Config;
+use server::startup::Application;
+use std::process::Command;
+
+#[derive(Clone, Copy, Debug)]
+pub enum TestDb {
+    Sqlite,
+    Postgres,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub database_url: String,
+    pub client: reqwest::Client,
+    cleanup: Option<(String, String)>,
+    _dir: Option<TempDir>,
+}
+
+pub struct Page {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: String,
+}
+
+/// The PostgreSQL server tests use; the test script provides one.
+pub fn postgres_url() -> String {
+    std::env::var("TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+impl TestApp {
+    pub async fn spawn(db: TestDb) -> TestApp {
+        let (database_url, cleanup, dir) = match db {
+            TestDb::Sqlite => {
+                let dir = TempDir::new();
+                (
+                    format!("sqlite:{}/gpu.db?mode=rwc", dir.path),
+                    None,
+                    Some(dir),
+                )
+            }
+            TestDb::Postgres => {
+                let base = postgres_url();
+                let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+                let mut admin = connect_postgres(&base).await;
+                sqlx::query(&format!("create schema {schema}"))
+                    .execute(&mut admin)
+                    .await
+                    .expect("creating a test schema");
+                let sep = if base.contains('?') { '&' } else { '?' };
+                (
+                    format!("{base}{sep}options=-c%20search_path%3D{schema}"),
+                    Some((base, schema)),
+                    None,
+                )
+            }
+        };
+        let mut config = Config::for_database(&database_url);
+        config.public_base_url = "https://gpu.example.com".to_owned();
+        let app = Application::build(config)
+            .await
+            .expect("starting the application");
+        let base = format!("http://127.0.0.1:{}", app.port());
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("building the HTTP client");
+        TestApp {
+            base,
+            database_url,
+            client,
+            cleanup,
+            _dir: dir,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Page {
+        self.get_with(path, &[]).await
+    }
+
+    pub async fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Page {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("sending the request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.text().await.expect("reading the body");
+        Page {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// Runs an operator subcommand of the real binary against this database.
+    pub fn ops(&self, args: &[&str]) -> (bool, String) {
+        let output = Command::new(env!("CARGO_BIN_EXE_server"))
+            .args(args)
+            .env("DATABASE_URL", &self.database_url)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("running the server binary");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    }
+
+    pub fn ops_ok(&self, args: &[&str]) -> String {
+        let (ok, text) = self.ops(args);
+        assert!(ok, "`server {}` failed: {text}", args.join(" "));
+        text
+    }
+
+    /// Host names of a plan at a site in a state, from `hosts list`.
+    pub fn host_names(&self, site: &str, plan: &str, state: &str) -> Vec<String> {
+        self.ops_ok(&[
+            "hosts", "list", "--site", site, "--plan", plan, "--state", state,
+        ])
+        .lines()
+        .skip(1)
+        .filter(|l| l.contains(site) && !l.ends_with("hosts"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+    }
+
+    /// Drops the PostgreSQL schema; SQLite folders go with the TempDir.
+    pub async fn finish(self) {
+        if let Some((base, schema)) = &self.cleanup {
+            let mut admin = connect_postgres(base).await;
+            let _ = sqlx::query(&format!("drop schema {schema} cascade"))
+                .execute(&mut admin)
+                .await;
+        }
+    }
+}
+
+async fn connect_postgres(url: &str) -> sqlx::PgConnection {
+    use sqlx::Connection;
+    sqlx::PgConnection::connect(url).await.unwrap_or_else(|e| {
+        panic!("PostgreSQL is required for the PostgreSQL leg at {url} (set TEST_POSTGRES_URL or run scripts/test.sh): {e}")
+    })
+}
+
+/// The value of `data-stock` for a site and plan in the stock table.
+pub fn stock_cell(body: &str, site: &str, plan: &str) -> String {
+    let needle = format!("data-site=\"{site}\" data-plan=\"{plan}\" data-stock=\"");
+    let at = body
+        .find(&needle)
+        .unwrap_or_else(|| panic!("no stock cell for {site}/{plan}"))
+        + needle.len();
+    body[at..].split('"').next().unwrap_or_default().to_owned()
+}
+
+/// The visible text of the stock cell for a site and plan.
+pub fn stock_cell_text(body: &str, site: &str, plan: &str) -> String {
+    let needle = format!("data-site=\"{site}\" data-plan=\"{plan}\"");
+    let at = body
+        .find(&needle)
+        .unwrap_or_else(|| panic!("no stock cell for {site}/{plan}"));
+    let cell = &body[at..at + body[at..].find("</td>").unwrap_or(0)];
+    strip_tags(cell.split_once('>').map_or("", |(_, rest)| rest))
+}
+
+pub fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("● ", "")
+        .replace("◐ ", "")
+        .replace("○ ", "")
+}
+
+/// A folder removed when dropped.
+pub struct TempDir {
+    pub path: String,
+}
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let path = std::env::temp_dir().join(format!("gpu-test-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&path).expect("creating a temporary folder");
+        TempDir {
+            path: path.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Generates one test per backend from an `async fn(TestDb)`.
+#[macro_export]
+macro_rules! on_both_databases {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::common::TestDb::Sqlite).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::common::TestDb::Postgres).await
+                }
+            }
+        )*
+    };
+}
