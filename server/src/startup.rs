@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
@@ -150,6 +150,11 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(health::metrics))
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
+        // Before `/{lang}` claims it.
+        .route_service(
+            "/favicon.svg",
+            ServeFile::new(state.config.site_root.join("favicon.svg")),
+        )
         .merge(storefront)
         .fallback_service(assets)
         .layer(from_fn(move |req, next| lang::remember(secure, req, next)))

@@ -66,6 +66,9 @@ async fn security_headers_on_every_response(db: TestDb) {
         // Development serves plain HTTP: no HSTS there.
         assert!(!h.contains_key("strict-transport-security"), "{path}");
     }
+    let icon = app.get("/favicon.svg").await;
+    assert_eq!(icon.status, 200);
+    assert_eq!(icon.headers["content-type"], "image/svg+xml");
     app.finish().await;
 }
 

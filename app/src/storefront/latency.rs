@@ -68,7 +68,7 @@ pub fn LatencySection(
             })
             .collect_view();
         view! {
-            <div class="table-scroll">
+            <div class="table-scroll" role="region" tabindex="0" aria-label=(t.latency_city_heading)(first.city.get(lang))>
                 <table class="latency-table" id="latency-city">
                     <caption>{(t.latency_city_heading)(first.city.get(lang))}</caption>
                     <thead>
@@ -104,7 +104,7 @@ pub fn LatencySection(
             })
             .collect_view();
         view! {
-            <div class="table-scroll">
+            <div class="table-scroll" role="region" tabindex="0" aria-label=t.latency_caption>
                 <table class="latency-table" id="latency-all">
                     <caption>{t.latency_caption}</caption>
                     <thead>

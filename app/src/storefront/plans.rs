@@ -80,7 +80,7 @@ pub fn PlansTable(
         })
         .collect_view();
     view! {
-        <div class="table-scroll">
+        <div class="table-scroll" role="region" tabindex="0" aria-label=t.plans_caption>
             <table id="plan-table" class="plans">
                 <caption>{t.plans_caption}</caption>
                 <thead>

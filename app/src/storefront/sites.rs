@@ -76,7 +76,7 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
             <h2 id="sites-title">{c.sites_title}</h2>
             <p class="lead">{c.sites_subtitle}</p>
             {c.sites_paras.iter().map(|p| view! { <p>{*p}</p> }).collect_view()}
-            <div class="table-scroll">
+            <div class="table-scroll" role="region" tabindex="0" aria-label=t.stock_caption>
                 <table id="stock" class="stock-table">
                     <caption>{t.stock_caption}</caption>
                     <thead>
@@ -89,7 +89,7 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
                 </table>
             </div>
             <StockReadAt lang />
-            <div class="table-scroll">
+            <div class="table-scroll" role="region" tabindex="0" aria-label=t.sites_caption>
                 <table class="sites-table">
                     <caption>{t.sites_caption}</caption>
                     <thead>

@@ -63,6 +63,8 @@ impl TestApp {
         };
         let mut config = Config::for_database(&database_url);
         config.public_base_url = "https://gpu.example.com".to_owned();
+        // The static assets as committed (cargo-leptos copies them to the site).
+        config.site_root = concat!(env!("CARGO_MANIFEST_DIR"), "/../public").into();
         let app = Application::build(config)
             .await
             .expect("starting the application");

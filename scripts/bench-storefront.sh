@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Benchmark: the home page with live stock against the same bytes served as
+# a static response, same machine, one run each (wrk, 2 threads, 64
+# connections). Also checks stock is still exact right after the load.
+#   bash scripts/bench-storefront.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+DURATION="${1:-15}"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+cargo build --release -p server --bin server --example static_page
+BIN="$CARGO_TARGET_DIR/release/server"
+STATIC="$CARGO_TARGET_DIR/release/examples/static_page"
+TMP="$(mktemp -d)"
+export DATABASE_URL="sqlite:$TMP/gpu.db?mode=rwc" RUST_LOG=warn
+"$BIN" --listen-addr 127.0.0.1:3900 & APP=$!
+trap 'kill $APP ${STATIC_PID:-} 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3900/readyz >/dev/null && break; sleep 0.1; done
+curl -sf http://127.0.0.1:3900/en -o "$TMP/page.html"
+"$STATIC" "$TMP/page.html" 127.0.0.1:3901 & STATIC_PID=$!
+sleep 0.5
+
+run() { wrk -t2 -c64 -d"${DURATION}s" --latency "$1"; }
+echo "### storefront /en (live stock), $(wc -c < "$TMP/page.html") bytes"
+DYN="$(run http://127.0.0.1:3900/en)"; echo "$DYN"
+echo "### static response, same bytes"
+STA="$(run http://127.0.0.1:3901/en)"; echo "$STA"
+
+rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
+pct() { awk -v p="$2" '$1 == p {print $2}' <<<"$1"; }
+echo
+echo "| | req/s | p50 | p99 |"
+echo "|---|---|---|---|"
+echo "| storefront /en | $(rps "$DYN") | $(pct "$DYN" 50%) | $(pct "$DYN" 99%) |"
+echo "| static bytes | $(rps "$STA") | $(pct "$STA" 50%) | $(pct "$STA" 99%) |"
+awk -v a="$(rps "$DYN")" -v b="$(rps "$STA")" 'BEGIN {printf "ratio: %.2f of static throughput\n", a / b}'
+
+# Exactness after load: a change made by another process shows at once.
+HOST="$("$BIN" hosts list --site fra --plan g-l40s-x2 --state free | awk 'NR==2 {print $1}')"
+BEFORE="$(curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"')"
+"$BIN" hosts set "$HOST" maintenance >/dev/null
+AFTER="$(curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"')"
+echo "stock check: before: $BEFORE; after taking $HOST out: $AFTER"

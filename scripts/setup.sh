@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what building the product needs, skipping what is already there
+# (a second run takes seconds). Source it to get PATH and CARGO_TARGET_DIR:
+#   source scripts/setup.sh
+# Needs: a Rust toolchain (rustup), Node.js with npm, and Debian's apt for
+# the optional browser packages (installed by scripts/test.sh).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${GPU_CACHE_DIR:-$HOME/.cache/gpu-storefront}"
+# Dependencies built once are reused by every clone on this machine (CI
+# runs in a fresh clone each time).
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
+# cargo-leptos builds with this cfg in debug; cargo test and clippy use the
+# same flags so they share one set of compiled dependencies.
+export RUSTFLAGS="${RUSTFLAGS:---cfg erase_components}"
+export PATH="$HOME/.cargo/bin:$CACHE/tools/node_modules/.bin:$PATH"
+mkdir -p "$CACHE/tools"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup first" >&2; exit 1; }
+command -v npm >/dev/null || {
+  say "installing Node.js and npm (apt)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+}
+
+if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+  say "adding the wasm32 target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 0.3.11 needs a newer rustc than this toolchain; 0.3.10 works.
+if ! cargo leptos --version 2>/dev/null | grep -q "0.3.10"; then
+  say "installing cargo-leptos 0.3.10 (takes ~15 min once)"
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install cargo-leptos --version 0.3.10 --locked
+fi
+
+# cargo-leptos would download wasm-bindgen; give it the exact version the
+# lockfile pins instead.
+WBG="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')"
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG"; then
+  say "installing wasm-bindgen-cli $WBG"
+  cargo install wasm-bindgen-cli --version "$WBG"
+fi
+
+# wasm-opt from npm's binaryen (Debian's 108 breaks hydration silently).
+if ! "$CACHE/tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "132"; then
+  say "installing binaryen 132 (wasm-opt) from npm"
+  (cd "$CACHE/tools" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
+    && npm install --no-audit --no-fund binaryen@132.0.0 >/dev/null)
+fi

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite: formatting and lints, unit tests,
+# integration tests on SQLite and on PostgreSQL, and the end-to-end tests in
+# Chromium. Exits non-zero if anything fails or the PostgreSQL leg did not run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+say "browser and load-test packages"
+if ! command -v chromium >/dev/null || ! command -v psql >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver postgresql-client >/dev/null
+fi
+
+source scripts/postgres.sh
+trap pg_throwaway_stop EXIT
+
+say "formatting and lints"
+cargo fmt --all -- --check
+# The wasm entry point builds for the browser only; app's ssr and hydrate
+# features must not meet in one build.
+cargo clippy --workspace --exclude frontend --all-targets -- -D warnings
+cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings
+
+say "unit and integration tests (SQLite and PostgreSQL)"
+LOG="$(mktemp)"
+cargo test --workspace --exclude frontend 2>&1 | tee "$LOG"
+rust_passed=$(grep -oE '^test result: ok\. [0-9]+ passed' "$LOG" | awk '{s+=$4} END {print s+0}')
+pg_ran=$(grep -cE '::postgres \.\.\. ok$' "$LOG" || true)
+sqlite_ran=$(grep -cE '::sqlite \.\.\. ok$' "$LOG" || true)
+rm -f "$LOG"
+if [ "$pg_ran" -eq 0 ] || [ "$pg_ran" -ne "$sqlite_ran" ]; then
+  echo "The PostgreSQL leg did not run completely ($pg_ran PostgreSQL vs $sqlite_ran SQLite tests)" >&2
+  exit 1
+fi
+
+say "building the site (server, CSS, wasm) with cargo-leptos"
+cargo leptos build
+
+say "end-to-end tests in Chromium"
+E2E_LOG="$(mktemp)"
+SERVER_BIN="$CARGO_TARGET_DIR/debug/server" SITE_ROOT=target/site bash end2end/run.sh 2>&1 | tee "$E2E_LOG"
+e2e_passed=$(grep -oE '^\s*[0-9]+ passed' "$E2E_LOG" | awk '{s+=$1} END {print s+0}')
+rm -f "$E2E_LOG"
+
+echo
+echo "Rust: $rust_passed passed ($sqlite_ran on SQLite, $pg_ran on PostgreSQL); end-to-end: $e2e_passed passed"
+echo "tests: $((rust_passed + e2e_passed)) passed, 0 failed"
