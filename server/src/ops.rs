@@ -112,8 +112,8 @@ pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()>
             };
             let hosts = inventory::list_hosts(&db, &filter).await?;
             println!(
-                "{:<24} {:<4} {:<10} {:<12} {}",
-                "NAME", "SITE", "PLAN", "STATE", "SINCE"
+                "{:<24} {:<4} {:<10} {:<12} SINCE",
+                "NAME", "SITE", "PLAN", "STATE"
             );
             for h in &hosts {
                 println!(

@@ -54,6 +54,7 @@ pub struct Ui {
     pub latency_show: &'static str,
     pub latency_city_heading: fn(&str) -> String,
     pub latency_date: &'static str,
+    pub latency_estimated_date: &'static str,
     pub latency_estimated_note: &'static str,
     pub latency_estimate_tag: &'static str,
     pub latency_none_yet: &'static str,

@@ -52,6 +52,7 @@ pub static UI_ZH: Ui = Ui {
     latency_show: "查看",
     latency_city_heading: |city| format!("从{city}到各站点"),
     latency_date: "测量日期",
+    latency_estimated_date: "估算日期",
     latency_estimated_note: "以下为根据大圆距离推算的估计值，并非实测数据；导入探针测量结果后将替换为实测中位数。",
     latency_estimate_tag: "估计值",
     latency_none_yet: "探针测量数据尚未发布。",

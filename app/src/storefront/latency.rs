@@ -47,6 +47,11 @@ pub fn LatencySection(
             .site(code.as_str())
             .map_or_else(|| code.to_string(), |s| s.city.get(lang).to_owned())
     };
+    let date_header = if estimated {
+        t.latency_estimated_date
+    } else {
+        t.latency_date
+    };
     let tag =
         move || estimated.then(|| view! { <span class="tag">{t.latency_estimate_tag}</span> });
 
@@ -75,7 +80,7 @@ pub fn LatencySection(
                         <tr>
                             <th scope="col">{t.col_site}</th>
                             <th scope="col">{t.latency_rtt}</th>
-                            <th scope="col">{t.latency_date}</th>
+                            <th scope="col">{date_header}</th>
                         </tr>
                     </thead>
                     <tbody>{lines}</tbody>
@@ -113,7 +118,7 @@ pub fn LatencySection(
                             <th scope="col">{t.latency_country}</th>
                             <th scope="col">{t.latency_nearest}</th>
                             <th scope="col">{t.latency_rtt}</th>
-                            <th scope="col">{t.latency_date}</th>
+                            <th scope="col">{date_header}</th>
                         </tr>
                     </thead>
                     <tbody>{lines}</tbody>
