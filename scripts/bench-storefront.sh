@@ -37,8 +37,9 @@ echo "| static bytes | $(rps "$STA") | $(pct "$STA" 50%) | $(pct "$STA" 99%) |"
 awk -v a="$(rps "$DYN")" -v b="$(rps "$STA")" 'BEGIN {printf "ratio: %.2f of static throughput\n", a / b}'
 
 # Exactness after load: a change made by another process shows at once.
-HOST="$("$BIN" hosts list --site fra --plan g-l40s-x2 --state free | awk 'NR==2 {print $1}')"
-BEFORE="$(curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"')"
-"$BIN" hosts set "$HOST" maintenance >/dev/null
-AFTER="$(curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"')"
-echo "stock check: before: $BEFORE; after taking $HOST out: $AFTER"
+cell() { curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"' | sed 's/.*data-stock=//'; }
+echo "stock check (Frankfurt G-L40S×2, 4 free): $(cell)"
+for HOST in $("$BIN" hosts list --site fra --plan g-l40s-x2 --state free | awk 'NR>1 && NF>3 {print $1}'); do
+  "$BIN" hosts set "$HOST" maintenance >/dev/null
+  echo "  after taking $HOST out: $(cell)"
+done

@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-say "browser and load-test packages"
-if ! command -v chromium >/dev/null || ! command -v psql >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver postgresql-client >/dev/null
+say "browser, PostgreSQL client and Java (for the HTML checker)"
+if ! command -v chromium >/dev/null || ! command -v psql >/dev/null || ! command -v java >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    chromium chromium-driver postgresql-client default-jre-headless >/dev/null
 fi
 
 source scripts/postgres.sh

@@ -94,16 +94,21 @@ impl Db {
     }
 }
 
-fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
+/// The file of a `sqlite:` URL; `None` for in-memory databases.
+pub fn sqlite_path(url: &str) -> Option<&str> {
     let path = url
         .trim_start_matches("sqlite:")
         .trim_start_matches("//")
         .split('?')
         .next()
         .unwrap_or("");
-    if path.is_empty() || path == ":memory:" {
+    (!path.is_empty() && !path.starts_with(":memory:")).then_some(path)
+}
+
+fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
+    let Some(path) = sqlite_path(url) else {
         return Ok(());
-    }
+    };
     if let Some(parent) = std::path::Path::new(path).parent() {
         if !parent.as_os_str().is_empty() {
             std::fs::create_dir_all(parent)

@@ -131,6 +131,11 @@ fn router(state: Arc<AppState>) -> Router {
     let storefront = Router::new()
         .leptos_routes_with_context(&options, routes, context.clone(), shell.clone())
         .with_state(options.clone())
+        // Rendering may be slow; a cached page is served before this layer.
+        .layer(TimeoutLayer::with_status_code(
+            http::StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_secs(20),
+        ))
         .layer(from_fn_with_state(state.clone(), page_cache::storefront));
 
     // Static assets, then the designed 404 page for anything else.
@@ -161,10 +166,6 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), headers::record_metrics))
         .layer(from_fn_with_state(state.clone(), headers::security_headers))
         .layer(CompressionLayer::new().gzip(true))
-        .layer(TimeoutLayer::with_status_code(
-            http::StatusCode::REQUEST_TIMEOUT,
-            Duration::from_secs(30),
-        ))
         .with_state(state)
 }
 

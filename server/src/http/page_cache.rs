@@ -30,9 +30,11 @@ pub struct PageCache {
 struct CachedPage {
     generation: u64,
     status: StatusCode,
-    /// The body split around the read-time placeholders; odd segments are
-    /// placeholders (`READ_AT_ISO` or `READ_AT_TEXT`).
+    /// The body split around the read-time placeholders.
     segments: Vec<Segment>,
+    /// The body as last assembled, and the second it says: the time only
+    /// changes once a second, so most responses share one buffer.
+    assembled: RwLock<Option<(i64, Bytes)>>,
 }
 
 enum Segment {
@@ -58,10 +60,16 @@ impl CachedPage {
             generation,
             status,
             segments,
+            assembled: RwLock::new(None),
         }
     }
 
-    fn respond(&self, now: i64) -> Response {
+    fn body_at(&self, now: i64) -> Bytes {
+        if let Ok(guard) = self.assembled.read() {
+            if let Some((_, body)) = guard.as_ref().filter(|(at, _)| *at == now) {
+                return body.clone();
+            }
+        }
         let iso = domain::time::format_iso(now);
         let text = domain::time::format_datetime(now);
         let size = self
@@ -83,6 +91,15 @@ impl CachedPage {
                 Segment::ReadAtText => body.extend_from_slice(text.as_bytes()),
             }
         }
+        let body = Bytes::from(body);
+        if let Ok(mut guard) = self.assembled.write() {
+            *guard = Some((now, body.clone()));
+        }
+        body
+    }
+
+    fn respond(&self, now: i64) -> Response {
+        let body = self.body_at(now);
         let mut response = Response::new(Body::from(body));
         *response.status_mut() = self.status;
         let h = response.headers_mut();
