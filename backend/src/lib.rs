@@ -2,12 +2,16 @@
 //! probe latency. No HTML and no HTTP types live here; the app and the server
 //! call these functions and map their errors.
 
+pub mod accounts;
+pub mod audit;
 pub mod catalog;
 pub mod clock;
 pub mod db;
 pub mod demo;
 pub mod inventory;
 pub mod latency;
+pub mod mail;
+pub mod sessions;
 pub mod stock_watch;
 
 pub use clock::Clock;

@@ -1,0 +1,41 @@
+//! The audit log of security- and money-relevant actions. Owners see their
+//! organization's entries; staff see all.
+
+use anyhow::Context;
+use sqlx::{Any, Executor};
+
+use crate::db::new_id;
+
+pub struct Entry<'a> {
+    pub organization_id: Option<&'a str>,
+    pub user_id: Option<&'a str>,
+    /// Who acted, as shown to readers: an email, `operator:…`, `system`.
+    pub actor: &'a str,
+    /// Dotted verb: `login.succeeded`, `password.changed`, …
+    pub action: &'a str,
+    pub detail: &'a str,
+    pub ip: Option<&'a str>,
+    pub at: i64,
+}
+
+pub async fn record<'e, E: Executor<'e, Database = Any>>(
+    executor: E,
+    entry: &Entry<'_>,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "insert into audit_log (id, organization_id, user_id, actor, action, detail, ip, at) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(new_id())
+    .bind(entry.organization_id)
+    .bind(entry.user_id)
+    .bind(entry.actor)
+    .bind(entry.action)
+    .bind(entry.detail)
+    .bind(entry.ip)
+    .bind(entry.at)
+    .execute(executor)
+    .await
+    .with_context(|| format!("recording {}", entry.action))?;
+    Ok(())
+}
