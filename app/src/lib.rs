@@ -4,6 +4,7 @@
 
 pub mod context;
 pub mod i18n;
+pub mod portal;
 pub mod shell;
 pub mod storefront;
 

@@ -7,6 +7,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use crate::context::lang_of_path;
+use crate::portal::{account::AccountPage, login::LoginPage, recovery, signup::SignupPage};
 use crate::storefront::{configure::ConfigurePage, home::HomePage, not_found::NotFound};
 
 /// The document around every page. Storefront pages carry no scripts.
@@ -41,6 +42,12 @@ pub fn App() -> impl IntoView {
             <Routes fallback=|| view! { <NotFound /> }>
                 <Route path=path!("/:lang") view=HomePage />
                 <Route path=path!("/:lang/configure") view=ConfigurePage />
+                <Route path=path!("/:lang/login") view=LoginPage />
+                <Route path=path!("/:lang/signup") view=SignupPage />
+                <Route path=path!("/:lang/verify") view=recovery::VerifyPage />
+                <Route path=path!("/:lang/forgot") view=recovery::ForgotPage />
+                <Route path=path!("/:lang/reset") view=recovery::ResetPage />
+                <Route path=path!("/:lang/account") view=AccountPage />
             </Routes>
         </Router>
     }

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod inventory;
 pub mod latency;
 pub mod mail;
+pub mod organizations;
 pub mod sessions;
 pub mod stock_watch;
 

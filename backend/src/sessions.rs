@@ -6,15 +6,22 @@ use sqlx::Row;
 
 use crate::Db;
 
-pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<String>> {
-    let row = sqlx::query("select data from sessions where id = $1 and expires_at > $2")
-        .bind(id)
-        .bind(now)
-        .fetch_optional(&db.pool)
-        .await
-        .context("loading a session")?;
-    row.map(|r| r.try_get::<String, _>("data").context("session data"))
-        .transpose()
+/// The record's data and expiry, if it exists and has not expired.
+pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<(String, i64)>> {
+    let row =
+        sqlx::query("select data, expires_at from sessions where id = $1 and expires_at > $2")
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&db.pool)
+            .await
+            .context("loading a session")?;
+    row.map(|r| {
+        Ok((
+            r.try_get::<String, _>("data")?,
+            r.try_get::<i64, _>("expires_at")?,
+        ))
+    })
+    .transpose()
 }
 
 pub async fn save(

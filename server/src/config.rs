@@ -64,6 +64,9 @@ pub enum Command {
     /// Manage hosts: the inventory behind stock.
     #[command(subcommand)]
     Hosts(crate::ops::HostsCommand),
+    /// Mail sent by the product (the development outbox).
+    #[command(subcommand)]
+    Mail(crate::ops::MailCommand),
     /// Probe latency measurements.
     #[command(subcommand)]
     Latency(crate::ops::LatencyCommand),

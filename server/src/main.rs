@@ -12,6 +12,7 @@ async fn main() -> std::process::ExitCode {
         Command::Migrate => server::ops::migrate(&cli.config).await,
         Command::Hosts(cmd) => server::ops::hosts(&cli.config, cmd).await,
         Command::Latency(cmd) => server::ops::latency(&cli.config, cmd).await,
+        Command::Mail(cmd) => server::ops::mail(&cli.config, cmd).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -64,6 +64,18 @@ pub enum SetStateArg {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum MailCommand {
+    /// Show the newest messages in the development outbox.
+    Outbox {
+        /// Only messages to this address.
+        #[arg(long)]
+        to: Option<String>,
+        #[arg(long, default_value_t = 10)]
+        limit: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum LatencyCommand {
     /// Import probe medians from CSV: city,country,site,median_ms,measured_at.
     Import {
@@ -175,6 +187,25 @@ pub async fn latency(config: &Config, command: LatencyCommand) -> anyhow::Result
             let rows = latency::parse_csv(&text, &catalog, clock.now())?;
             let n = latency::import(&db, &clock, &rows).await?;
             println!("imported {n} measurements");
+        }
+    }
+    Ok(())
+}
+
+pub async fn mail(config: &Config, command: MailCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    match command {
+        MailCommand::Outbox { to, limit } => {
+            let to = to.map(|t| t.trim().to_lowercase());
+            for m in backend::mail::outbox(&db, to.as_deref(), limit).await? {
+                println!(
+                    "--- {} to {}\nSubject: {}\n\n{}\n",
+                    domain::time::format_datetime(m.created_at),
+                    m.to,
+                    m.subject,
+                    m.body
+                );
+            }
         }
     }
     Ok(())

@@ -4,11 +4,12 @@
 use anyhow::Context;
 use app::context::SiteInfo;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use backend::{Clock, Db};
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -18,11 +19,16 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
 use crate::facts::FactsCache;
-use crate::http::{headers, health, lang, page_cache, seo};
+use crate::http::session_store::DbSessionStore;
+use crate::http::{auth, headers, health, lang, page_cache, portal, seo};
 use crate::metrics::Metrics;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
 
 pub struct AppState {
     pub config: Config,
+    pub leptos_options: LeptosOptions,
+    pub site_info: SiteInfo,
     pub db: Db,
     pub clock: Clock,
     pub facts: FactsCache,
@@ -62,8 +68,19 @@ impl Application {
     pub async fn build_with_clock(config: Config, clock: Clock) -> anyhow::Result<Application> {
         let db = prepare_database(&config, &clock).await?;
         let facts = FactsCache::start(db.clone(), clock.clone(), config.development()).await?;
+        let leptos_options = LeptosOptions::builder()
+            .output_name("gpu-storefront")
+            .site_root(config.site_root.to_string_lossy().to_string())
+            .site_pkg_dir("pkg")
+            .build();
+        let site_info = SiteInfo {
+            base_url: config.public_base_url.trim_end_matches('/').to_owned(),
+            development: config.development(),
+        };
         let state = Arc::new(AppState {
             config: config.clone(),
+            leptos_options,
+            site_info,
             db,
             clock,
             facts,
@@ -92,10 +109,14 @@ impl Application {
 
     /// Serves until SIGINT/SIGTERM, then finishes in-flight requests.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .context("serving HTTP")
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("serving HTTP")
     }
 }
 
@@ -108,28 +129,19 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 }
 
 fn router(state: Arc<AppState>) -> Router {
-    let options = LeptosOptions::builder()
-        .output_name("gpu-storefront")
-        .site_root(state.config.site_root.to_string_lossy().to_string())
-        .site_pkg_dir("pkg")
-        .build();
-    let site_info = SiteInfo {
-        base_url: state
-            .config
-            .public_base_url
-            .trim_end_matches('/')
-            .to_owned(),
-        development: state.config.development(),
-    };
+    let options = state.leptos_options.clone();
+    let site_info = state.site_info.clone();
     let context = move || provide_context(site_info.clone());
-    let routes = generate_route_list(app::App);
+    let (storefront_routes, portal_routes): (Vec<_>, Vec<_>) = generate_route_list(app::App)
+        .into_iter()
+        .partition(|r| matches!(r.path(), "/{lang}" | "/{lang}/configure"));
     let shell = {
         let options = options.clone();
         move || app::shell(options.clone())
     };
 
     let storefront = Router::new()
-        .leptos_routes_with_context(&options, routes, context.clone(), shell.clone())
+        .leptos_routes_with_context(&options, storefront_routes, context.clone(), shell.clone())
         .with_state(options.clone())
         // Rendering may be slow; a cached page is served before this layer.
         .layer(TimeoutLayer::with_status_code(
@@ -137,6 +149,40 @@ fn router(state: Arc<AppState>) -> Router {
             Duration::from_secs(20),
         ))
         .layer(from_fn_with_state(state.clone(), page_cache::storefront));
+
+    let secure = !state.config.development();
+    let sessions = SessionManagerLayer::new(DbSessionStore {
+        db: state.db.clone(),
+    })
+    .with_name(if secure { "__Host-session" } else { "session" })
+    .with_secure(secure)
+    .with_http_only(true)
+    .with_same_site(SameSite::Lax)
+    .with_path("/")
+    .with_expiry(Expiry::OnInactivity(
+        tower_sessions::cookie::time::Duration::minutes(30),
+    ));
+    let portal_posts: Router<Arc<AppState>> = Router::new()
+        .route("/{lang}/signup", post(portal::signup))
+        .route("/{lang}/login", post(portal::login))
+        .route("/{lang}/logout", post(portal::logout))
+        .route("/{lang}/verify", post(portal::verify))
+        .route("/{lang}/forgot", post(portal::forgot))
+        .route("/{lang}/reset", post(portal::reset))
+        .route("/{lang}/account/password", post(portal::change_password));
+    let portal_pages: Router<Arc<AppState>> = Router::new()
+        .leptos_routes_with_context(&options, portal_routes, context.clone(), shell.clone())
+        .with_state(options.clone());
+    let portal_router = portal_posts
+        .merge(portal_pages)
+        .layer(from_fn(page_cache::clean_html))
+        .layer(from_fn_with_state(state.clone(), auth::load_viewer))
+        .layer(from_fn_with_state(state.clone(), auth::reject_cross_site))
+        .layer(sessions)
+        .layer(TimeoutLayer::with_status_code(
+            http::StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_secs(20),
+        ));
 
     // Static assets, then the designed 404 page for anything else.
     let not_found = Router::new()
@@ -146,7 +192,6 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), page_cache::storefront));
     let assets = ServeDir::new(&state.config.site_root).fallback(not_found);
 
-    let secure = !state.config.development();
     Router::new()
         .route("/", get(lang::root))
         .route("/{lang}/", get(lang::trailing_slash))
@@ -161,6 +206,7 @@ fn router(state: Arc<AppState>) -> Router {
             ServeFile::new(state.config.site_root.join("favicon.svg")),
         )
         .merge(storefront)
+        .merge(portal_router)
         .fallback_service(assets)
         .layer(from_fn(move |req, next| lang::remember(secure, req, next)))
         .layer(from_fn_with_state(state.clone(), headers::record_metrics))

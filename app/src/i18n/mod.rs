@@ -5,6 +5,9 @@
 pub mod content;
 mod content_en;
 mod content_zh;
+pub mod portal;
+mod portal_en;
+mod portal_zh;
 pub mod ui;
 mod ui_en;
 mod ui_zh;
@@ -22,5 +25,12 @@ pub fn ui(lang: Lang) -> &'static ui::Ui {
     match lang {
         Lang::Zh => &ui_zh::UI_ZH,
         Lang::En => &ui_en::UI_EN,
+    }
+}
+
+pub fn portal(lang: Lang) -> &'static portal::Portal {
+    match lang {
+        Lang::Zh => &portal_zh::PORTAL_ZH,
+        Lang::En => &portal_en::PORTAL_EN,
     }
 }

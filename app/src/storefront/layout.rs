@@ -56,6 +56,7 @@ pub fn Page(
                     <li><a href=format!("{}#latency", href(lang, ""))>{t.nav_latency}</a></li>
                     <li><a href=format!("{}#sites", href(lang, ""))>{t.nav_sites}</a></li>
                     <li><a href=format!("{}#faq", href(lang, ""))>{t.nav_faq}</a></li>
+                    <li><a href=href(lang, "/account")>{crate::i18n::portal(lang).nav_portal}</a></li>
                 </ul>
             </nav>
             <a

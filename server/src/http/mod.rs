@@ -1,7 +1,10 @@
 //! HTTP concerns outside Leptos pages.
 
+pub mod auth;
 pub mod headers;
 pub mod health;
 pub mod lang;
 pub mod page_cache;
+pub mod portal;
 pub mod seo;
+pub mod session_store;

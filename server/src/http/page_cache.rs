@@ -118,7 +118,7 @@ impl CachedPage {
 /// `<!>` and content after `</html>` are invalid HTML, and the inline
 /// scripts would only trip the CSP. (Page text is escaped, so a literal
 /// `<!>` can only be a marker.)
-fn strip_hydration_markers(body: Bytes) -> Bytes {
+pub fn strip_hydration_markers(body: Bytes) -> Bytes {
     const MARKER: &[u8] = b"<!>";
     const END: &[u8] = b"</html>";
     let body = match find(&body, END) {
@@ -256,4 +256,31 @@ pub async fn storefront(
     out.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     out
+}
+
+/// For rendered pages outside the cache (the portal): the same clean-up,
+/// and personal pages are never stored by browsers or proxies.
+pub async fn clean_html(req: Request, next: Next) -> Response {
+    let mut response = next.run(req).await;
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/html"));
+    if !html {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(strip_hydration_markers(bytes)))
+        }
+        Err(error) => {
+            tracing::error!(%error, "rendering a page failed");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
 }

@@ -36,6 +36,10 @@ pub fn postgres_url() -> String {
 
 impl TestApp {
     pub async fn spawn(db: TestDb) -> TestApp {
+        TestApp::spawn_with_clock(db, backend::Clock::system()).await
+    }
+
+    pub async fn spawn_with_clock(db: TestDb, clock: backend::Clock) -> TestApp {
         let (database_url, cleanup, dir) = match db {
             TestDb::Sqlite => {
                 let dir = TempDir::new();
@@ -65,7 +69,7 @@ impl TestApp {
         config.public_base_url = "https://gpu.example.com".to_owned();
         // The static assets as committed (cargo-leptos copies them to the site).
         config.site_root = concat!(env!("CARGO_MANIFEST_DIR"), "/../public").into();
-        let app = Application::build(config)
+        let app = Application::build_with_clock(config, clock)
             .await
             .expect("starting the application");
         let base = format!("http://127.0.0.1:{}", app.port());
@@ -101,6 +105,74 @@ impl TestApp {
             headers,
             body,
         }
+    }
+
+    /// A browser of its own: a cookie jar, no automatic redirects.
+    pub fn browser(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("building a browser")
+    }
+
+    pub async fn get_as(&self, browser: &reqwest::Client, path: &str) -> Page {
+        let response = browser
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("sending the request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        Page {
+            status,
+            headers,
+            body: response.text().await.expect("reading the body"),
+        }
+    }
+
+    /// Posts a form the way a page of ours does: with the page's CSRF token
+    /// (read from `token_page`) and no Origin header, like an old browser.
+    pub async fn post_as(
+        &self,
+        browser: &reqwest::Client,
+        token_page: &str,
+        path: &str,
+        fields: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> Page {
+        let page = self.get_as(browser, token_page).await;
+        let csrf = csrf_token(&page.body);
+        let mut form: Vec<(&str, &str)> = fields.to_vec();
+        form.push(("csrf", &csrf));
+        let mut request = browser.post(format!("{}{path}", self.base)).form(&form);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("posting the form");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        Page {
+            status,
+            headers,
+            body: response.text().await.expect("reading the body"),
+        }
+    }
+
+    /// The newest mail to an address, from the outbox subcommand.
+    pub fn last_mail(&self, to: &str) -> String {
+        self.ops_ok(&["mail", "outbox", "--to", to, "--limit", "1"])
+    }
+
+    /// The path of the first link to this site in the newest mail to `to`.
+    pub fn mailed_link(&self, to: &str) -> String {
+        let mail = self.last_mail(to);
+        let at = mail
+            .find("https://gpu.example.com")
+            .unwrap_or_else(|| panic!("no link in {mail}"));
+        let link = mail[at..].split_whitespace().next().unwrap_or_default();
+        link.trim_start_matches("https://gpu.example.com")
+            .to_owned()
     }
 
     /// Runs an operator subcommand of the real binary against this database.
@@ -153,6 +225,28 @@ async fn connect_postgres(url: &str) -> sqlx::PgConnection {
     sqlx::PgConnection::connect(url).await.unwrap_or_else(|e| {
         panic!("PostgreSQL is required for the PostgreSQL leg at {url} (set TEST_POSTGRES_URL or run scripts/test.sh): {e}")
     })
+}
+
+pub fn csrf_token(body: &str) -> String {
+    let needle = "name=\"csrf\" value=\"";
+    body.find(needle)
+        .map(|at| {
+            body[at + needle.len()..]
+                .split('"')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .unwrap_or_default()
+}
+
+impl Page {
+    pub fn location(&self) -> &str {
+        self.headers
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
 }
 
 /// The value of `data-stock` for a site and plan in the stock table.

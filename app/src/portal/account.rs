@@ -1,0 +1,71 @@
+//! The account page: who you are, your organization and role, changing the
+//! password, logging out.
+
+use leptos::prelude::*;
+
+use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
+use super::{query, use_viewer};
+use crate::i18n::portal;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[component]
+pub fn AccountPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let p = portal(lang);
+    // The server redirects anonymous visitors before this renders.
+    let Some(user) = use_viewer().user else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let role = match user.role.as_str() {
+        "owner" => p.role_owner,
+        "technical" => p.role_technical,
+        "billing" => p.role_billing,
+        _ => "",
+    };
+    let changed = query("done")
+        .filter(|d| d == "password")
+        .map(|_| p.account_password_changed);
+    view! {
+        <Page lang title=p.account_title.to_owned() description=p.account_title.to_owned() rest="/account".to_owned() noindex=true>
+            <section class="section portal-form" aria-labelledby="account-title">
+                <h1 id="account-title">{p.account_title}</h1>
+                <Notice text=changed />
+                <dl class="account-facts">
+                    <dt>{p.name}</dt>
+                    <dd data-testid="account-name">{user.name.clone()}</dd>
+                    <dt>{p.email}</dt>
+                    <dd data-testid="account-email">{user.email.clone()}</dd>
+                    <dt>{p.account_organization}</dt>
+                    <dd>{user.organization.clone()}</dd>
+                    <dt>{p.account_role}</dt>
+                    <dd data-testid="account-role">{role}</dd>
+                </dl>
+                <h2>{p.account_change_password}</h2>
+                <FormErrorNotice lang />
+                <form method="post" action=href(lang, "/account/password")>
+                    <CsrfField />
+                    <Field label=p.account_current_password.to_owned() name="current" kind="password" autocomplete="current-password" />
+                    <Field
+                        label=p.account_new_password.to_owned()
+                        name="password"
+                        kind="password"
+                        autocomplete="new-password"
+                        hint=p.password_hint
+                    />
+                    <Field label=p.account_repeat_password.to_owned() name="repeat" kind="password" autocomplete="new-password" />
+                    <button type="submit">{p.account_change_submit}</button>
+                </form>
+                <form method="post" action=href(lang, "/logout") class="logout">
+                    <CsrfField />
+                    <button type="submit" class="button-secondary">{p.logout}</button>
+                </form>
+            </section>
+        </Page>
+    }
+    .into_any()
+}

@@ -1,0 +1,55 @@
+//! Pieces every portal form uses.
+
+use domain::Lang;
+use leptos::prelude::*;
+
+use super::{use_feedback, use_viewer};
+
+/// A labelled input; `hint` is tied to it for screen readers.
+#[component]
+pub fn Field(
+    label: String,
+    name: &'static str,
+    #[prop(default = "text")] kind: &'static str,
+    #[prop(optional)] value: String,
+    #[prop(optional)] autocomplete: &'static str,
+    #[prop(default = true)] required: bool,
+    #[prop(optional)] hint: Option<&'static str>,
+) -> impl IntoView {
+    let hint_id = format!("{name}-hint");
+    let described = hint.map(|_| hint_id.clone());
+    view! {
+        <div class="field">
+            <label for=name>{label}</label>
+            <input
+                id=name
+                name=name
+                type=kind
+                value=value
+                autocomplete=autocomplete
+                required=required
+                aria-describedby=described
+            />
+            {hint.map(|h| view! { <p class="hint" id=hint_id>{h}</p> })}
+        </div>
+    }
+}
+
+/// The error of a refused submission, announced to screen readers.
+#[component]
+pub fn FormErrorNotice(lang: Lang) -> impl IntoView {
+    use_feedback()
+        .error
+        .map(|e| view! { <p class="notice notice-error" role="alert" data-testid="form-error">{e.message(lang)}</p> })
+}
+
+/// A confirmation shown after a redirect.
+#[component]
+pub fn Notice(text: Option<&'static str>) -> impl IntoView {
+    text.map(|t| view! { <p class="notice notice-ok" role="status" data-testid="notice">{t}</p> })
+}
+
+#[component]
+pub fn CsrfField() -> impl IntoView {
+    view! { <input type="hidden" name="csrf" value=use_viewer().csrf_token /> }
+}

@@ -1,0 +1,45 @@
+//! Logging in.
+
+use leptos::prelude::*;
+
+use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
+use super::{query, use_feedback};
+use crate::i18n::portal;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let p = portal(lang);
+    let feedback = use_feedback();
+    let notice = match query("done").as_deref() {
+        Some("verified") => Some(p.login_verified),
+        Some("reset") => Some(p.login_reset_done),
+        Some("login") => Some(p.login_needed),
+        Some("logout") => Some(p.logged_out),
+        _ => None,
+    };
+    view! {
+        <Page lang title=p.login_title.to_owned() description=p.login_title.to_owned() rest="/login".to_owned() noindex=true>
+            <section class="section portal-form" aria-labelledby="login-title">
+                <h1 id="login-title">{p.login_title}</h1>
+                <Notice text=notice />
+                <FormErrorNotice lang />
+                <form method="post" action=href(lang, "/login")>
+                    <CsrfField />
+                    <Field label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="username" />
+                    <Field label=p.password.to_owned() name="password" kind="password" autocomplete="current-password" />
+                    <button type="submit">{p.login_submit}</button>
+                </form>
+                <p><a href=href(lang, "/forgot")>{p.login_forgot}</a></p>
+                <p><a href=href(lang, "/signup")>{p.login_no_account}</a></p>
+            </section>
+        </Page>
+    }
+    .into_any()
+}

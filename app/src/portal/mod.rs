@@ -1,0 +1,121 @@
+//! The portal's front door: sign up, confirm the email, log in, reset a
+//! forgotten password, the account page. Forms are plain POST forms that
+//! work without JavaScript; the server answers with a redirect on success
+//! or this page again with the error and what was typed.
+
+pub mod account;
+pub mod forms;
+pub mod login;
+pub mod recovery;
+pub mod signup;
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::portal;
+
+/// Who is looking at a portal page, set by the server per request.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Viewer {
+    pub user: Option<ViewerUser>,
+    /// Sent back in every form; checked when the browser sends neither
+    /// `Origin` nor `Sec-Fetch-Site`.
+    pub csrf_token: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ViewerUser {
+    pub name: String,
+    pub email: String,
+    pub organization: String,
+    pub role: String,
+}
+
+/// What went wrong with a submitted form, in words the page translates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FormError {
+    InvalidEmail,
+    InvalidName,
+    InvalidCompany,
+    PasswordTooShort,
+    PasswordTooLong,
+    PasswordTooCommon,
+    PasswordsDiffer,
+    BadCredentials,
+    WrongCurrentPassword,
+    NotVerified,
+    Throttled(i64),
+    BadLink,
+    Forbidden,
+    Unavailable,
+}
+
+impl FormError {
+    pub fn message(self, lang: Lang) -> String {
+        let p = portal(lang);
+        match self {
+            FormError::InvalidEmail => p.err_email.to_owned(),
+            FormError::InvalidName => p.err_name.to_owned(),
+            FormError::InvalidCompany => p.err_company.to_owned(),
+            FormError::PasswordTooShort => p.err_password_short.to_owned(),
+            FormError::PasswordTooLong => p.err_password_long.to_owned(),
+            FormError::PasswordTooCommon => p.err_password_common.to_owned(),
+            FormError::PasswordsDiffer => p.err_passwords_differ.to_owned(),
+            FormError::BadCredentials => p.err_credentials.to_owned(),
+            FormError::WrongCurrentPassword => p.err_current_password.to_owned(),
+            FormError::NotVerified => p.err_not_verified.to_owned(),
+            FormError::Throttled(secs) => (p.err_throttled)(secs.max(1)),
+            FormError::BadLink => p.err_link.to_owned(),
+            FormError::Forbidden => p.err_forbidden.to_owned(),
+            FormError::Unavailable => p.err_unavailable.to_owned(),
+        }
+    }
+
+    pub fn status(self) -> u16 {
+        match self {
+            FormError::BadCredentials | FormError::WrongCurrentPassword => 401,
+            FormError::NotVerified | FormError::Forbidden => 403,
+            FormError::Throttled(_) => 429,
+            FormError::Unavailable => 503,
+            _ => 422,
+        }
+    }
+}
+
+/// A refused submission: the error and the fields to show again
+/// (never passwords).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FormFeedback {
+    pub error: Option<FormError>,
+    pub values: Vec<(String, String)>,
+}
+
+impl FormFeedback {
+    pub fn value(&self, name: &str) -> String {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn from_parts<T: Clone + Send + Sync + 'static>() -> Option<T> {
+    use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<T>().cloned())
+}
+
+pub fn use_viewer() -> Viewer {
+    from_parts::<Viewer>().unwrap_or_default()
+}
+
+pub fn use_feedback() -> FormFeedback {
+    from_parts::<FormFeedback>().unwrap_or_default()
+}
+
+/// A query parameter of the page's URL.
+pub fn query(name: &str) -> Option<String> {
+    leptos_router::hooks::use_query_map()
+        .with_untracked(|q| q.get(name))
+        .filter(|v| !v.is_empty())
+}

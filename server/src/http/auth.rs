@@ -1,0 +1,198 @@
+//! Who is asking: the session's user (with the 12-hour absolute limit), the
+//! CSRF token, the client address, and the cross-site check on every
+//! state-changing request (DESIGN §5).
+
+use app::portal::{FormError, Viewer, ViewerUser};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use backend::accounts::User;
+use http::{header, Method};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tower_sessions::Session;
+
+use super::session_store::USER_KEY;
+use crate::startup::AppState;
+
+const AUTH_AT: &str = "auth_at";
+const CSRF: &str = "csrf";
+/// However active, a login lasts at most this long.
+pub const ABSOLUTE_SECS: i64 = 12 * 3600;
+
+/// The logged-in user of this request, if any.
+#[derive(Clone, Debug)]
+pub struct CurrentUser {
+    pub user: User,
+    pub session_id: String,
+}
+
+/// The client's address as the server saw it.
+#[derive(Clone, Debug)]
+pub struct ClientIp(pub String);
+
+/// Loads the session's user and CSRF token into the request for pages and
+/// handlers; ends sessions past their absolute lifetime.
+pub async fn load_viewer(
+    State(state): State<Arc<AppState>>,
+    session: Session,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let ip = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or_else(|| "unknown".to_owned(), |c| c.0.ip().to_string());
+    req.extensions_mut().insert(ClientIp(ip));
+    let (current, viewer) = match identify(&state, &session).await {
+        Ok(found) => found,
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "loading the session failed");
+            (None, Viewer::default())
+        }
+    };
+    let path = req.uri().path().to_owned();
+    match current {
+        Some(current) => {
+            req.extensions_mut().insert(current);
+        }
+        None => {
+            if let Some(lang) = protected(&path) {
+                return Redirect::to(&format!("/{}/login?done=login", lang.code())).into_response();
+            }
+        }
+    }
+    req.extensions_mut().insert(viewer);
+    next.run(req).await
+}
+
+/// Pages only a logged-in user may see, by language.
+fn protected(path: &str) -> Option<domain::Lang> {
+    let lang = app::context::lang_of_path(path)?;
+    let rest = &path[3..];
+    (rest == "/account" || rest.starts_with("/account/")).then_some(lang)
+}
+
+async fn identify(
+    state: &AppState,
+    session: &Session,
+) -> anyhow::Result<(Option<CurrentUser>, Viewer)> {
+    let csrf = match session.get::<String>(CSRF).await? {
+        Some(token) => token,
+        None => {
+            let token = backend::accounts::tokens::random_token()?;
+            session.insert(CSRF, &token).await?;
+            token
+        }
+    };
+    let mut viewer = Viewer {
+        user: None,
+        csrf_token: csrf,
+    };
+    let Some(user_id) = session.get::<String>(USER_KEY).await? else {
+        return Ok((None, viewer));
+    };
+    let auth_at = session.get::<i64>(AUTH_AT).await?.unwrap_or(0);
+    if state.clock.now() - auth_at > ABSOLUTE_SECS {
+        session.flush().await?;
+        return Ok((None, viewer));
+    }
+    let Some(user) = backend::accounts::user_by_id(&state.db, &user_id).await? else {
+        session.flush().await?;
+        return Ok((None, viewer));
+    };
+    let membership = backend::organizations::primary_membership(&state.db, &user.id).await?;
+    viewer.user = Some(ViewerUser {
+        name: user.name.clone(),
+        email: user.email.clone(),
+        organization: membership
+            .as_ref()
+            .map(|m| m.organization_name.clone())
+            .unwrap_or_default(),
+        role: membership
+            .map(|m| m.role.as_str().to_owned())
+            .unwrap_or_default(),
+    });
+    let session_id = session.id().map(|id| id.to_string()).unwrap_or_default();
+    Ok((Some(CurrentUser { user, session_id }), viewer))
+}
+
+/// Logs a user in on this session: a new session id (no fixation), the
+/// user and the moment, a fresh CSRF token.
+pub async fn start_login(session: &Session, user_id: &str, now: i64) -> anyhow::Result<()> {
+    session.cycle_id().await?;
+    session.insert(USER_KEY, user_id).await?;
+    session.insert(AUTH_AT, now).await?;
+    session
+        .insert(CSRF, backend::accounts::tokens::random_token()?)
+        .await?;
+    Ok(())
+}
+
+/// Whether a state-changing request came from our own pages. Browsers send
+/// `Sec-Fetch-Site` or `Origin`; without either, the form's token decides.
+pub fn same_origin(
+    state: &AppState,
+    req_headers: &http::HeaderMap,
+    form_token: &str,
+    viewer: &Viewer,
+) -> bool {
+    if let Some(site) = req_headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+    {
+        return site == "same-origin";
+    }
+    if let Some(origin) = req_headers
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+    {
+        let ours = state.config.public_base_url.trim_end_matches('/');
+        let host = req_headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        return origin == ours
+            || origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                == Some(host);
+    }
+    !viewer.csrf_token.is_empty() && form_token == viewer.csrf_token
+}
+
+/// Refuses cross-site state changes before any handler runs.
+pub async fn reject_cross_site(
+    State(state): State<Arc<AppState>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let unsafe_method = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let cross_site = req
+        .headers()
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|s| s != "same-origin");
+    let foreign_origin = req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|origin| {
+            let ours = state.config.public_base_url.trim_end_matches('/');
+            let host = req
+                .headers()
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            origin != ours
+                && origin
+                    .strip_prefix("http://")
+                    .or_else(|| origin.strip_prefix("https://"))
+                    != Some(host)
+        });
+    if unsafe_method && (cross_site || foreign_origin) {
+        tracing::warn!(path = %req.uri().path(), "refused a cross-site request");
+        return super::portal::render_error(&state, req, FormError::Forbidden).await;
+    }
+    next.run(req).await
+}

@@ -1,0 +1,65 @@
+//! tower-sessions storage on our database (both backends), through the
+//! backend's `sessions` capability. The user id is kept beside the record so
+//! a password change can end the user's other sessions.
+
+use async_trait::async_trait;
+use backend::Db;
+use std::collections::HashMap;
+use tower_sessions::cookie::time::OffsetDateTime;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{Error, Result};
+use tower_sessions::SessionStore;
+
+pub const USER_KEY: &str = "user_id";
+
+#[derive(Clone, Debug)]
+pub struct DbSessionStore {
+    pub db: Db,
+}
+
+fn backend(error: anyhow::Error) -> Error {
+    Error::Backend(format!("{error:#}"))
+}
+
+#[async_trait]
+impl SessionStore for DbSessionStore {
+    async fn save(&self, record: &Record) -> Result<()> {
+        let data = serde_json::to_string(&record.data).map_err(|e| Error::Encode(e.to_string()))?;
+        let user = record.data.get(USER_KEY).and_then(|v| v.as_str());
+        backend::sessions::save(
+            &self.db,
+            &record.id.to_string(),
+            user,
+            &data,
+            record.expiry_date.unix_timestamp(),
+        )
+        .await
+        .map_err(backend)
+    }
+
+    async fn load(&self, id: &Id) -> Result<Option<Record>> {
+        let now = OffsetDateTime::now_utc();
+        let Some((data, expires_at)) =
+            backend::sessions::load(&self.db, &id.to_string(), now.unix_timestamp())
+                .await
+                .map_err(backend)?
+        else {
+            return Ok(None);
+        };
+        let data: HashMap<String, serde_json::Value> =
+            serde_json::from_str(&data).map_err(|e| Error::Decode(e.to_string()))?;
+        let expiry_date = OffsetDateTime::from_unix_timestamp(expires_at)
+            .map_err(|e| Error::Decode(e.to_string()))?;
+        Ok(Some(Record {
+            id: *id,
+            data,
+            expiry_date,
+        }))
+    }
+
+    async fn delete(&self, id: &Id) -> Result<()> {
+        backend::sessions::delete(&self.db, &id.to_string())
+            .await
+            .map_err(backend)
+    }
+}
