@@ -7,7 +7,9 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use crate::context::lang_of_path;
-use crate::portal::{account::AccountPage, login::LoginPage, recovery, signup::SignupPage};
+use crate::portal::{
+    account::AccountPage, audit::AuditPage, login::LoginPage, members, recovery, signup::SignupPage,
+};
 use crate::storefront::{configure::ConfigurePage, home::HomePage, not_found::NotFound};
 
 /// The document around every page. Storefront pages carry no scripts.
@@ -48,6 +50,9 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/forgot") view=recovery::ForgotPage />
                 <Route path=path!("/:lang/reset") view=recovery::ResetPage />
                 <Route path=path!("/:lang/account") view=AccountPage />
+                <Route path=path!("/:lang/members") view=members::MembersPage />
+                <Route path=path!("/:lang/invite") view=members::InvitePage />
+                <Route path=path!("/:lang/audit") view=AuditPage />
             </Routes>
         </Router>
     }

@@ -39,3 +39,32 @@ pub async fn record<'e, E: Executor<'e, Database = Any>>(
     .with_context(|| format!("recording {}", entry.action))?;
     Ok(())
 }
+
+/// An organization's entries, newest first: (at, actor, action, detail, ip).
+pub async fn for_organization(
+    db: &crate::Db,
+    organization_id: &str,
+    limit: i64,
+) -> anyhow::Result<Vec<(i64, String, String, String, String)>> {
+    use sqlx::Row;
+    let rows = sqlx::query(
+        "select at, actor, action, detail, coalesce(ip, '') as ip from audit_log \
+         where organization_id = $1 order by at desc, id desc limit $2",
+    )
+    .bind(organization_id)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading the audit log")?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("at")?,
+                r.try_get("actor")?,
+                r.try_get("action")?,
+                r.try_get("detail")?,
+                r.try_get("ip")?,
+            ))
+        })
+        .collect()
+}

@@ -20,7 +20,7 @@ use tower_http::timeout::TimeoutLayer;
 use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
-use crate::http::{auth, headers, health, lang, page_cache, portal, seo};
+use crate::http::{auth, headers, health, lang, members, page_cache, portal, seo};
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -128,12 +128,76 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Portal routes with handlers of their own (form posts, and pages that
+/// load the caller's organization data). The authorization matrix test
+/// reads this list: a route added here without a row there fails it.
+pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
+    ("POST", "/{lang}/signup"),
+    ("POST", "/{lang}/login"),
+    ("POST", "/{lang}/logout"),
+    ("POST", "/{lang}/verify"),
+    ("POST", "/{lang}/forgot"),
+    ("POST", "/{lang}/reset"),
+    ("POST", "/{lang}/account/password"),
+    ("POST", "/{lang}/account/organization"),
+    ("GET", "/{lang}/members"),
+    ("POST", "/{lang}/members/{action}"),
+    ("GET", "/{lang}/audit"),
+    ("POST", "/{lang}/invite"),
+];
+
+fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
+    match (method, path) {
+        ("POST", "/{lang}/signup") => post(portal::signup),
+        ("POST", "/{lang}/login") => post(portal::login),
+        ("POST", "/{lang}/logout") => post(portal::logout),
+        ("POST", "/{lang}/verify") => post(portal::verify),
+        ("POST", "/{lang}/forgot") => post(portal::forgot),
+        ("POST", "/{lang}/reset") => post(portal::reset),
+        ("POST", "/{lang}/account/password") => post(portal::change_password),
+        ("POST", "/{lang}/account/organization") => post(members::switch_organization),
+        ("GET", "/{lang}/members") => get(members::members_page),
+        ("POST", "/{lang}/members/{action}") => post(members::members_post),
+        ("GET", "/{lang}/audit") => get(members::audit_page),
+        ("POST", "/{lang}/invite") => post(members::accept_invite),
+        _ => get(|| async { http::StatusCode::NOT_FOUND }),
+    }
+}
+
+/// Every route of the application as (method, path pattern).
+pub fn route_inventory() -> Vec<(String, String)> {
+    let mut routes: Vec<(String, String)> = generate_route_list(app::App)
+        .into_iter()
+        .filter(|r| {
+            !PORTAL_HANDLERS
+                .iter()
+                .any(|(m, p)| *m == "GET" && *p == r.path())
+        })
+        .map(|r| ("GET".to_owned(), r.path().to_owned()))
+        .collect();
+    routes.extend(
+        PORTAL_HANDLERS
+            .iter()
+            .map(|(m, p)| ((*m).to_owned(), (*p).to_owned())),
+    );
+    routes.sort();
+    routes.dedup();
+    routes
+}
+
 fn router(state: Arc<AppState>) -> Router {
     let options = state.leptos_options.clone();
     let site_info = state.site_info.clone();
     let context = move || provide_context(site_info.clone());
     let (storefront_routes, portal_routes): (Vec<_>, Vec<_>) = generate_route_list(app::App)
         .into_iter()
+        // Pages that need data of the caller's organization have handlers of
+        // their own, which check the role and then render.
+        .filter(|r| {
+            !PORTAL_HANDLERS
+                .iter()
+                .any(|(m, p)| *m == "GET" && *p == r.path())
+        })
         .partition(|r| matches!(r.path(), "/{lang}" | "/{lang}/configure"));
     let shell = {
         let options = options.clone();
@@ -162,14 +226,10 @@ fn router(state: Arc<AppState>) -> Router {
     .with_expiry(Expiry::OnInactivity(
         tower_sessions::cookie::time::Duration::minutes(30),
     ));
-    let portal_posts: Router<Arc<AppState>> = Router::new()
-        .route("/{lang}/signup", post(portal::signup))
-        .route("/{lang}/login", post(portal::login))
-        .route("/{lang}/logout", post(portal::logout))
-        .route("/{lang}/verify", post(portal::verify))
-        .route("/{lang}/forgot", post(portal::forgot))
-        .route("/{lang}/reset", post(portal::reset))
-        .route("/{lang}/account/password", post(portal::change_password));
+    let mut portal_posts: Router<Arc<AppState>> = Router::new();
+    for (method, path) in PORTAL_HANDLERS {
+        portal_posts = portal_posts.route(path, portal_handler(method, path));
+    }
     let portal_pages: Router<Arc<AppState>> = Router::new()
         .leptos_routes_with_context(&options, portal_routes, context.clone(), shell.clone())
         .with_state(options.clone());

@@ -21,12 +21,31 @@ pub fn AccountPage() -> impl IntoView {
     let Some(user) = use_viewer().user else {
         return view! { <NotFound /> }.into_any();
     };
-    let role = match user.role.as_str() {
-        "owner" => p.role_owner,
-        "technical" => p.role_technical,
-        "billing" => p.role_billing,
-        _ => "",
-    };
+    let role = super::role_name(lang, &user.role);
+    let owner = user.role == "owner";
+    let switch = (user.organizations.len() > 1).then(|| {
+        let options = user
+            .organizations
+            .iter()
+            .map(|(id, name, r)| {
+                view! {
+                    <option value=id.clone() selected=*id == user.organization_id>
+                        {format!("{name} · {}", super::role_name(lang, r))}
+                    </option>
+                }
+            })
+            .collect_view();
+        view! {
+            <form method="post" action=href(lang, "/account/organization") class="choice">
+                <CsrfField />
+                <div class="field">
+                    <label for="organization">{p.account_switch_org}</label>
+                    <select id="organization" name="organization">{options}</select>
+                </div>
+                <button type="submit">{p.account_switch_submit}</button>
+            </form>
+        }
+    });
     let changed = query("done")
         .filter(|d| d == "password")
         .map(|_| p.account_password_changed);
@@ -45,6 +64,16 @@ pub fn AccountPage() -> impl IntoView {
                     <dt>{p.account_role}</dt>
                     <dd data-testid="account-role">{role}</dd>
                 </dl>
+                {switch}
+                {owner
+                    .then(|| {
+                        view! {
+                            <ul class="site-list">
+                                <li><a href=href(lang, "/members")>{p.nav_members}</a></li>
+                                <li><a href=href(lang, "/audit")>{p.nav_audit}</a></li>
+                            </ul>
+                        }
+                    })}
                 <h2>{p.account_change_password}</h2>
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/account/password")>

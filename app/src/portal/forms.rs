@@ -53,3 +53,24 @@ pub fn Notice(text: Option<&'static str>) -> impl IntoView {
 pub fn CsrfField() -> impl IntoView {
     view! { <input type="hidden" name="csrf" value=use_viewer().csrf_token /> }
 }
+
+/// The answer when the viewer's role does not allow a page.
+#[component]
+pub fn DeniedPage(lang: Lang, rest: &'static str) -> impl IntoView {
+    crate::context::set_status(403);
+    let p = crate::i18n::portal(lang);
+    view! {
+        <crate::storefront::layout::Page
+            lang
+            title=p.denied_title.to_owned()
+            description=p.denied_title.to_owned()
+            rest=rest.to_owned()
+            noindex=true
+        >
+            <section class="section error-page" aria-labelledby="denied-title">
+                <h1 id="denied-title">{p.denied_title}</h1>
+                <p>{p.denied_body}</p>
+            </section>
+        </crate::storefront::layout::Page>
+    }
+}

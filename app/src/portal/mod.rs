@@ -4,8 +4,10 @@
 //! or this page again with the error and what was typed.
 
 pub mod account;
+pub mod audit;
 pub mod forms;
 pub mod login;
+pub mod members;
 pub mod recovery;
 pub mod signup;
 
@@ -30,6 +32,24 @@ pub struct ViewerUser {
     pub email: String,
     pub organization: String,
     pub role: String,
+    /// Every organization the user belongs to: (id, name, role).
+    pub organizations: Vec<(String, String, String)>,
+    pub organization_id: String,
+    pub is_staff: bool,
+}
+
+/// Set by the server when the viewer's role does not allow the page.
+#[derive(Clone, Copy, Debug)]
+pub struct Denied;
+
+pub fn role_name(lang: Lang, role: &str) -> &'static str {
+    let p = portal(lang);
+    match role {
+        "owner" => p.role_owner,
+        "technical" => p.role_technical,
+        "billing" => p.role_billing,
+        _ => "",
+    }
 }
 
 /// What went wrong with a submitted form, in words the page translates.
@@ -48,6 +68,10 @@ pub enum FormError {
     Throttled(i64),
     BadLink,
     Forbidden,
+    LastOwner,
+    AlreadyMember,
+    WrongAccount,
+    NotMember,
     Unavailable,
 }
 
@@ -68,6 +92,10 @@ impl FormError {
             FormError::Throttled(secs) => (p.err_throttled)(secs.max(1)),
             FormError::BadLink => p.err_link.to_owned(),
             FormError::Forbidden => p.err_forbidden.to_owned(),
+            FormError::LastOwner => p.err_last_owner.to_owned(),
+            FormError::AlreadyMember => p.err_already_member.to_owned(),
+            FormError::WrongAccount => p.err_wrong_account.to_owned(),
+            FormError::NotMember => p.err_not_member.to_owned(),
             FormError::Unavailable => p.err_unavailable.to_owned(),
         }
     }
@@ -75,7 +103,9 @@ impl FormError {
     pub fn status(self) -> u16 {
         match self {
             FormError::BadCredentials | FormError::WrongCurrentPassword => 401,
-            FormError::NotVerified | FormError::Forbidden => 403,
+            FormError::NotVerified | FormError::Forbidden | FormError::WrongAccount => 403,
+            FormError::NotMember => 404,
+            FormError::AlreadyMember | FormError::LastOwner => 409,
             FormError::Throttled(_) => 429,
             FormError::Unavailable => 503,
             _ => 422,
@@ -101,7 +131,7 @@ impl FormFeedback {
     }
 }
 
-fn from_parts<T: Clone + Send + Sync + 'static>() -> Option<T> {
+pub fn from_parts<T: Clone + Send + Sync + 'static>() -> Option<T> {
     use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<T>().cloned())
 }
 

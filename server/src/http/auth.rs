@@ -7,6 +7,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use backend::accounts::User;
+use backend::organizations::Membership;
 use http::{header, Method};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::startup::AppState;
 
 const AUTH_AT: &str = "auth_at";
 const CSRF: &str = "csrf";
+pub const ORGANIZATION: &str = "org_id";
 /// However active, a login lasts at most this long.
 pub const ABSOLUTE_SECS: i64 = 12 * 3600;
 
@@ -25,6 +27,8 @@ pub const ABSOLUTE_SECS: i64 = 12 * 3600;
 pub struct CurrentUser {
     pub user: User,
     pub session_id: String,
+    /// The organization the user is working in now, and their role there.
+    pub membership: Option<Membership>,
 }
 
 /// The client's address as the server saw it.
@@ -70,7 +74,11 @@ pub async fn load_viewer(
 fn protected(path: &str) -> Option<domain::Lang> {
     let lang = app::context::lang_of_path(path)?;
     let rest = &path[3..];
-    (rest == "/account" || rest.starts_with("/account/")).then_some(lang)
+    let private = ["/account", "/members", "/audit"];
+    private
+        .iter()
+        .any(|p| rest == *p || rest.starts_with(&format!("{p}/")))
+        .then_some(lang)
 }
 
 async fn identify(
@@ -101,7 +109,16 @@ async fn identify(
         session.flush().await?;
         return Ok((None, viewer));
     };
-    let membership = backend::organizations::primary_membership(&state.db, &user.id).await?;
+    let memberships = backend::organizations::memberships_of(&state.db, &user.id).await?;
+    let chosen = session.get::<String>(ORGANIZATION).await?;
+    let membership = chosen
+        .and_then(|id| {
+            memberships
+                .iter()
+                .find(|m| m.organization_id == id)
+                .cloned()
+        })
+        .or_else(|| memberships.first().cloned());
     viewer.user = Some(ViewerUser {
         name: user.name.clone(),
         email: user.email.clone(),
@@ -110,11 +127,34 @@ async fn identify(
             .map(|m| m.organization_name.clone())
             .unwrap_or_default(),
         role: membership
+            .as_ref()
             .map(|m| m.role.as_str().to_owned())
             .unwrap_or_default(),
+        organizations: memberships
+            .iter()
+            .map(|m| {
+                (
+                    m.organization_id.clone(),
+                    m.organization_name.clone(),
+                    m.role.as_str().to_owned(),
+                )
+            })
+            .collect(),
+        organization_id: membership
+            .as_ref()
+            .map(|m| m.organization_id.clone())
+            .unwrap_or_default(),
+        is_staff: user.is_staff,
     });
     let session_id = session.id().map(|id| id.to_string()).unwrap_or_default();
-    Ok((Some(CurrentUser { user, session_id }), viewer))
+    Ok((
+        Some(CurrentUser {
+            user,
+            session_id,
+            membership,
+        }),
+        viewer,
+    ))
 }
 
 /// Logs a user in on this session: a new session id (no fixation), the

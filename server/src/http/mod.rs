@@ -4,6 +4,7 @@ pub mod auth;
 pub mod headers;
 pub mod health;
 pub mod lang;
+pub mod members;
 pub mod page_cache;
 pub mod portal;
 pub mod seo;

@@ -175,6 +175,38 @@ impl TestApp {
             .to_owned()
     }
 
+    /// Signs up (English, the given name and company), confirms the email,
+    /// and returns a browser logged in as that user.
+    pub async fn member(&self, email: &str, name: &str, company: &str) -> reqwest::Client {
+        let b = self.browser();
+        let fields = [
+            ("name", name),
+            ("email", email),
+            ("password", PASSWORD),
+            ("company", company),
+            ("lang", "en"),
+        ];
+        let page = self
+            .post_as(&b, "/en/signup", "/en/signup", &fields, &[])
+            .await;
+        assert_eq!(page.location(), "/en/signup?sent=1", "{}", page.body);
+        let link = self.mailed_link(email);
+        let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
+        self.post_as(&b, &link, "/en/verify", &[("token", &token)], &[])
+            .await;
+        let page = self
+            .post_as(
+                &b,
+                "/en/login",
+                "/en/login",
+                &[("email", email), ("password", PASSWORD)],
+                &[],
+            )
+            .await;
+        assert_eq!(page.location(), "/en/account", "{}", page.body);
+        b
+    }
+
     /// Runs an operator subcommand of the real binary against this database.
     pub fn ops(&self, args: &[&str]) -> (bool, String) {
         let output = Command::new(env!("CARGO_BIN_EXE_server"))
@@ -226,6 +258,8 @@ async fn connect_postgres(url: &str) -> sqlx::PgConnection {
         panic!("PostgreSQL is required for the PostgreSQL leg at {url} (set TEST_POSTGRES_URL or run scripts/test.sh): {e}")
     })
 }
+
+pub const PASSWORD: &str = "violet kettle harbour";
 
 pub fn csrf_token(body: &str) -> String {
     let needle = "name=\"csrf\" value=\"";

@@ -1,0 +1,113 @@
+//! Organizations and memberships: every object belongs to an organization,
+//! and a member's role decides what they see. owner: everything, members,
+//! audit log; technical: servers, console, snapshots; billing: invoices,
+//! billing profile, payment. An organization always keeps an owner.
+
+pub mod invitations;
+mod mail_texts;
+pub mod members;
+
+use anyhow::Context;
+use sqlx::Row;
+
+use crate::Db;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Owner,
+    Technical,
+    Billing,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Owner, Role::Technical, Role::Billing];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Technical => "technical",
+            Role::Billing => "billing",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == raw)
+    }
+}
+
+/// A user's place in one organization: who acts, where, as what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Membership {
+    pub user_id: String,
+    pub organization_id: String,
+    pub organization_name: String,
+    pub role: Role,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OrgError {
+    #[error("only an owner may do this")]
+    NotAllowed,
+    #[error("an organization must keep at least one owner")]
+    LastOwner,
+    #[error("no such member")]
+    UnknownMember,
+    #[error("not a valid email address")]
+    InvalidEmail,
+    #[error("already a member")]
+    AlreadyMember,
+    #[error("the invitation is invalid, expired or already used")]
+    BadLink,
+    #[error("the invitation was sent to another address")]
+    WrongAccount,
+    #[error(transparent)]
+    Db(#[from] anyhow::Error),
+}
+
+const MEMBERSHIP_SQL: &str =
+    "select m.user_id, m.organization_id, o.name, m.role from memberships m \
+     join organizations o on o.id = m.organization_id";
+
+fn membership_from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<Membership> {
+    let role: String = r.try_get("role")?;
+    Ok(Membership {
+        user_id: r.try_get("user_id")?,
+        organization_id: r.try_get("organization_id")?,
+        organization_name: r.try_get("name")?,
+        role: Role::parse(&role).with_context(|| format!("stored role {role:?}"))?,
+    })
+}
+
+/// Every organization a user belongs to, oldest first.
+pub async fn memberships_of(db: &Db, user_id: &str) -> anyhow::Result<Vec<Membership>> {
+    let rows = sqlx::query(&format!(
+        "{MEMBERSHIP_SQL} where m.user_id = $1 order by m.created_at, m.organization_id"
+    ))
+    .bind(user_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("loading memberships")?;
+    rows.iter().map(membership_from_row).collect()
+}
+
+/// The user's membership in one organization, if any.
+pub async fn membership_in(
+    db: &Db,
+    user_id: &str,
+    organization_id: &str,
+) -> anyhow::Result<Option<Membership>> {
+    let row = sqlx::query(&format!(
+        "{MEMBERSHIP_SQL} where m.user_id = $1 and m.organization_id = $2"
+    ))
+    .bind(user_id)
+    .bind(organization_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("loading a membership")?;
+    row.as_ref().map(membership_from_row).transpose()
+}
+
+/// The organization a user works in by default: the first they joined.
+pub async fn primary_membership(db: &Db, user_id: &str) -> anyhow::Result<Option<Membership>> {
+    Ok(memberships_of(db, user_id).await?.into_iter().next())
+}

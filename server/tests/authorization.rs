@@ -1,0 +1,316 @@
+//! The authorization matrix: every route of the application, requested by
+//! each kind of caller, gets exactly the answer in its row. A route without
+//! a row fails the test, so new routes must say who may use them.
+//!
+//! Callers: anonymous; `other` (owner of another organization); technical,
+//! billing and owner members of organization A. Staff join when the staff
+//! area exists.
+
+mod common;
+
+use common::{TestApp, TestDb};
+use std::collections::BTreeSet;
+
+on_both_databases!(every_route_answers_each_caller_as_its_row_says);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Want {
+    /// 200 with the page.
+    Ok,
+    /// 303 to a path starting with this.
+    Redirect(&'static str),
+    Status(u16),
+}
+
+use Want::{Ok, Redirect, Status};
+
+const LOGIN: Want = Redirect("/en/login");
+const DENIED: Want = Status(403);
+
+/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner])
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    [Want; 5],
+);
+
+const ROWS: &[Row] = &[
+    ("GET", "/{lang}", "/en", &[], [Ok, Ok, Ok, Ok, Ok]),
+    (
+        "GET",
+        "/{lang}/configure",
+        "/en/configure?plan=g-ada&site=fra",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/login",
+        "/en/login",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/signup",
+        "/en/signup",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/verify",
+        "/en/verify?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/forgot",
+        "/en/forgot",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/reset",
+        "/en/reset?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/invite",
+        "/en/invite?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/account",
+        "/en/account",
+        &[],
+        [LOGIN, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/members",
+        "/en/members",
+        &[],
+        [LOGIN, Ok, DENIED, DENIED, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/audit",
+        "/en/audit",
+        &[],
+        [LOGIN, Ok, DENIED, DENIED, Ok],
+    ),
+    // Acting on organization A's technical member: `other` is refused
+    // because that member is not in their organization.
+    (
+        "POST",
+        "/{lang}/members/{action}",
+        "/en/members/role",
+        &[("user_id", "{tech}"), ("role", "technical")],
+        [
+            LOGIN,
+            Status(404),
+            DENIED,
+            DENIED,
+            Redirect("/en/members?done=1"),
+        ],
+    ),
+    (
+        "POST",
+        "/{lang}/account/organization",
+        "/en/account/organization",
+        &[("organization", "{org_a}")],
+        [
+            LOGIN,
+            DENIED,
+            Redirect("/en/account"),
+            Redirect("/en/account"),
+            Redirect("/en/account"),
+        ],
+    ),
+    (
+        "POST",
+        "/{lang}/account/password",
+        "/en/account/password",
+        &[
+            ("current", "wrong wrong wrong"),
+            ("password", "amber lantern meadow"),
+            ("repeat", "amber lantern meadow"),
+        ],
+        [LOGIN, Status(401), Status(401), Status(401), Status(401)],
+    ),
+    (
+        "POST",
+        "/{lang}/invite",
+        "/en/invite",
+        &[("token", "nope")],
+        [LOGIN, Status(422), Status(422), Status(422), Status(422)],
+    ),
+    (
+        "POST",
+        "/{lang}/signup",
+        "/en/signup",
+        &[("name", "X"), ("email", "bad"), ("password", "x")],
+        [Status(422); 5],
+    ),
+    (
+        "POST",
+        "/{lang}/login",
+        "/en/login",
+        &[
+            ("email", "nobody@example.com"),
+            ("password", "wrong wrong wrong"),
+        ],
+        [Status(401); 5],
+    ),
+    (
+        "POST",
+        "/{lang}/verify",
+        "/en/verify",
+        &[("token", "nope")],
+        [Status(422); 5],
+    ),
+    (
+        "POST",
+        "/{lang}/forgot",
+        "/en/forgot",
+        &[("email", "nobody@example.com")],
+        [Redirect("/en/forgot?sent=1"); 5],
+    ),
+    (
+        "POST",
+        "/{lang}/reset",
+        "/en/reset",
+        &[("token", "nope"), ("password", "amber lantern meadow")],
+        [Status(422); 5],
+    ),
+    // Last: it ends the sessions.
+    (
+        "POST",
+        "/{lang}/logout",
+        "/en/logout",
+        &[],
+        [Redirect("/en/login?done=logout"); 5],
+    ),
+];
+
+async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
+    let routes: BTreeSet<(String, String)> =
+        server::startup::route_inventory().into_iter().collect();
+    let rows: BTreeSet<(String, String)> = ROWS
+        .iter()
+        .map(|r| (r.0.to_owned(), r.1.to_owned()))
+        .collect();
+    let missing: Vec<_> = routes.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&routes).collect();
+    assert!(
+        missing.is_empty(),
+        "routes without a row in the authorization matrix: {missing:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "rows for routes that no longer exist: {stale:?}"
+    );
+
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner A", "Org A").await;
+    let other = app.member("owner@b.example", "Owner B", "Org B").await;
+    let mut joined = Vec::new();
+    for (email, role) in [
+        ("tech@a.example", "technical"),
+        ("bill@a.example", "billing"),
+    ] {
+        app.post_as(
+            &owner,
+            "/en/members",
+            "/en/members/invite",
+            &[("email", email), ("role", role)],
+            &[],
+        )
+        .await;
+        let link = app.mailed_link(email);
+        let browser = app.member(email, role, "").await;
+        let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
+        let page = app
+            .post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
+            .await;
+        assert_eq!(page.location(), "/en/account");
+        joined.push(browser);
+    }
+    let members = app.get_as(&owner, "/en/members").await.body;
+    let tech_id = {
+        let at = members
+            .find("data-member=\"tech@a.example\"")
+            .expect("tech row");
+        let rest = &members[at..];
+        let v = &rest[rest.find("name=\"user_id\" value=\"").expect("id") + 22..];
+        v.split('"').next().unwrap_or_default().to_owned()
+    };
+    let account = app.get_as(&joined[0], "/en/account").await.body;
+    let org_a = account
+        .split("<option value=\"")
+        .skip(1)
+        .find(|o| o.contains("\" selected"))
+        .and_then(|o| o.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let callers = [
+        app.browser(),
+        other,
+        joined[0].clone(),
+        joined[1].clone(),
+        owner,
+    ];
+    let names = ["anonymous", "other", "technical", "billing", "owner"];
+
+    // `other` sees its own organization, never A's.
+    let seen = app.get_as(&callers[1], "/en/members").await.body;
+    assert!(seen.contains("owner@b.example") && !seen.contains("tech@a.example"));
+    let seen = app.get_as(&callers[1], "/en/audit").await.body;
+    assert!(!seen.contains("owner@a.example") && !seen.contains("tech@a.example"));
+
+    let mut failures = Vec::new();
+    for (method, _, path, fields, wants) in ROWS {
+        for (i, caller) in callers.iter().enumerate() {
+            let fields: Vec<(&str, String)> = fields
+                .iter()
+                .map(|(k, v)| (*k, v.replace("{tech}", &tech_id).replace("{org_a}", &org_a)))
+                .collect();
+            let page = if *method == "GET" {
+                app.get_as(caller, path).await
+            } else {
+                let refs: Vec<(&str, &str)> =
+                    fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                app.post_as(caller, "/en/login", path, &refs, &[]).await
+            };
+            let got = match page.status {
+                200 => Ok,
+                303 => Redirect(""),
+                s => Status(s),
+            };
+            let matches = match wants[i] {
+                Redirect(prefix) => got == Redirect("") && page.location().starts_with(prefix),
+                want => got == want,
+            };
+            if !matches {
+                failures.push(format!(
+                    "{method} {path} as {}: wanted {:?}, got {} {}",
+                    names[i],
+                    wants[i],
+                    page.status,
+                    page.location()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    app.finish().await;
+}
