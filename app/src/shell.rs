@@ -53,6 +53,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/members") view=members::MembersPage />
                 <Route path=path!("/:lang/invite") view=members::InvitePage />
                 <Route path=path!("/:lang/audit") view=AuditPage />
+                <Route path=path!("/:lang/staff") view=crate::portal::staff::StaffPage />
+                <Route path=path!("/:lang/staff/outbox") view=crate::portal::staff::OutboxPage />
             </Routes>
         </Router>
     }

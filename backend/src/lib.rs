@@ -13,6 +13,7 @@ pub mod latency;
 pub mod mail;
 pub mod organizations;
 pub mod sessions;
+pub mod staff;
 pub mod stock_watch;
 
 pub use clock::Clock;

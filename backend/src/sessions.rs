@@ -46,6 +46,28 @@ pub async fn save(
     Ok(())
 }
 
+/// Stores a new record; `false` if the id is taken (the caller picks
+/// another).
+pub async fn insert_new(
+    db: &Db,
+    id: &str,
+    user_id: Option<&str>,
+    data: &str,
+    expires_at: i64,
+) -> anyhow::Result<bool> {
+    let done = sqlx::query(
+        "insert into sessions (id, user_id, data, expires_at) values ($1, $2, $3, $4) on conflict (id) do nothing",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(data)
+    .bind(expires_at)
+    .execute(&db.pool)
+    .await
+    .context("creating a session")?;
+    Ok(done.rows_affected() == 1)
+}
+
 pub async fn delete(db: &Db, id: &str) -> anyhow::Result<()> {
     sqlx::query("delete from sessions where id = $1")
         .bind(id)

@@ -32,6 +32,9 @@ const pages = [
   '/en/configure?plan=g-l40s&site=fra',
   '/en/configure?plan=g-l40s&site=lax',
   '/zh/configure?plan=g-l40s&site=lax',
+  '/en/login',
+  '/zh/signup',
+  '/en/forgot',
 ];
 
 for (const path of pages) {

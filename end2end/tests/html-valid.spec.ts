@@ -15,6 +15,10 @@ const PAGES = [
   '/en/configure?plan=g-l40s&site=lax',
   '/en/configure?plan=nope',
   '/en/no-such-page',
+  '/en/login',
+  '/zh/signup',
+  '/en/forgot',
+  '/en/reset?token=x',
 ];
 
 test('storefront pages are valid HTML', async ({ request }) => {

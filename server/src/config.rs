@@ -64,6 +64,9 @@ pub enum Command {
     /// Manage hosts: the inventory behind stock.
     #[command(subcommand)]
     Hosts(crate::ops::HostsCommand),
+    /// Staff accounts of the hosting company.
+    #[command(subcommand)]
+    Staff(crate::ops::StaffCommand),
     /// Mail sent by the product (the development outbox).
     #[command(subcommand)]
     Mail(crate::ops::MailCommand),

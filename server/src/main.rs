@@ -13,6 +13,7 @@ async fn main() -> std::process::ExitCode {
         Command::Hosts(cmd) => server::ops::hosts(&cli.config, cmd).await,
         Command::Latency(cmd) => server::ops::latency(&cli.config, cmd).await,
         Command::Mail(cmd) => server::ops::mail(&cli.config, cmd).await,
+        Command::Staff(cmd) => server::ops::staff(&cli.config, cmd).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -64,6 +64,17 @@ pub enum SetStateArg {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum StaffCommand {
+    /// Create a staff account; its password is printed once.
+    Add {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum MailCommand {
     /// Show the newest messages in the development outbox.
     Outbox {
@@ -206,6 +217,19 @@ pub async fn mail(config: &Config, command: MailCommand) -> anyhow::Result<()> {
                     m.body
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+pub async fn staff(config: &Config, command: StaffCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    match command {
+        StaffCommand::Add { email, name } => {
+            let (user, password) =
+                backend::staff::create(&db, &Clock::system(), &email, &name).await?;
+            println!("staff account {} created", user.email);
+            println!("password (shown once, store it now): {password}");
         }
     }
     Ok(())

@@ -20,7 +20,7 @@ use tower_http::timeout::TimeoutLayer;
 use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
-use crate::http::{auth, headers, health, lang, members, page_cache, portal, seo};
+use crate::http::{auth, headers, health, lang, members, page_cache, portal, seo, staff};
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -144,6 +144,8 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/members/{action}"),
     ("GET", "/{lang}/audit"),
     ("POST", "/{lang}/invite"),
+    ("GET", "/{lang}/staff"),
+    ("GET", "/{lang}/staff/outbox"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -160,6 +162,8 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/members/{action}") => post(members::members_post),
         ("GET", "/{lang}/audit") => get(members::audit_page),
         ("POST", "/{lang}/invite") => post(members::accept_invite),
+        ("GET", "/{lang}/staff") => get(staff::staff_page),
+        ("GET", "/{lang}/staff/outbox") => get(staff::outbox_page),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }

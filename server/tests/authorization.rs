@@ -3,8 +3,7 @@
 //! a row fails the test, so new routes must say who may use them.
 //!
 //! Callers: anonymous; `other` (owner of another organization); technical,
-//! billing and owner members of organization A. Staff join when the staff
-//! area exists.
+//! billing and owner members of organization A; staff (no organization).
 
 mod common;
 
@@ -27,87 +26,90 @@ use Want::{Ok, Redirect, Status};
 const LOGIN: Want = Redirect("/en/login");
 const DENIED: Want = Status(403);
 
-/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner])
+/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff])
 type Row = (
     &'static str,
     &'static str,
     &'static str,
     &'static [(&'static str, &'static str)],
-    [Want; 5],
+    [Want; 6],
 );
 
+#[rustfmt::skip]
 const ROWS: &[Row] = &[
-    ("GET", "/{lang}", "/en", &[], [Ok, Ok, Ok, Ok, Ok]),
+    ("GET", "/{lang}", "/en", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
     (
         "GET",
         "/{lang}/configure",
         "/en/configure?plan=g-ada&site=fra",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/login",
         "/en/login",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/signup",
         "/en/signup",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/verify",
         "/en/verify?token=x",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/forgot",
         "/en/forgot",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/reset",
         "/en/reset?token=x",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/invite",
         "/en/invite?token=x",
         &[],
-        [Ok, Ok, Ok, Ok, Ok],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/account",
         "/en/account",
         &[],
-        [LOGIN, Ok, Ok, Ok, Ok],
+        [LOGIN, Ok, Ok, Ok, Ok, Ok],
     ),
     (
         "GET",
         "/{lang}/members",
         "/en/members",
         &[],
-        [LOGIN, Ok, DENIED, DENIED, Ok],
+        [LOGIN, Ok, DENIED, DENIED, Ok, DENIED],
     ),
     (
         "GET",
         "/{lang}/audit",
         "/en/audit",
         &[],
-        [LOGIN, Ok, DENIED, DENIED, Ok],
+        [LOGIN, Ok, DENIED, DENIED, Ok, DENIED],
     ),
+    ("GET", "/{lang}/staff", "/en/staff", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("GET", "/{lang}/staff/outbox", "/en/staff/outbox", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     // Acting on organization A's technical member: `other` is refused
     // because that member is not in their organization.
     (
@@ -121,6 +123,7 @@ const ROWS: &[Row] = &[
             DENIED,
             DENIED,
             Redirect("/en/members?done=1"),
+            DENIED,
         ],
     ),
     (
@@ -134,6 +137,7 @@ const ROWS: &[Row] = &[
             Redirect("/en/account"),
             Redirect("/en/account"),
             Redirect("/en/account"),
+            DENIED,
         ],
     ),
     (
@@ -145,21 +149,21 @@ const ROWS: &[Row] = &[
             ("password", "amber lantern meadow"),
             ("repeat", "amber lantern meadow"),
         ],
-        [LOGIN, Status(401), Status(401), Status(401), Status(401)],
+        [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)],
     ),
     (
         "POST",
         "/{lang}/invite",
         "/en/invite",
         &[("token", "nope")],
-        [LOGIN, Status(422), Status(422), Status(422), Status(422)],
+        [LOGIN, Status(422), Status(422), Status(422), Status(422), Status(422)],
     ),
     (
         "POST",
         "/{lang}/signup",
         "/en/signup",
         &[("name", "X"), ("email", "bad"), ("password", "x")],
-        [Status(422); 5],
+        [Status(422); 6],
     ),
     (
         "POST",
@@ -169,28 +173,28 @@ const ROWS: &[Row] = &[
             ("email", "nobody@example.com"),
             ("password", "wrong wrong wrong"),
         ],
-        [Status(401); 5],
+        [Status(401); 6],
     ),
     (
         "POST",
         "/{lang}/verify",
         "/en/verify",
         &[("token", "nope")],
-        [Status(422); 5],
+        [Status(422); 6],
     ),
     (
         "POST",
         "/{lang}/forgot",
         "/en/forgot",
         &[("email", "nobody@example.com")],
-        [Redirect("/en/forgot?sent=1"); 5],
+        [Redirect("/en/forgot?sent=1"); 6],
     ),
     (
         "POST",
         "/{lang}/reset",
         "/en/reset",
         &[("token", "nope"), ("password", "amber lantern meadow")],
-        [Status(422); 5],
+        [Status(422); 6],
     ),
     // Last: it ends the sessions.
     (
@@ -198,7 +202,7 @@ const ROWS: &[Row] = &[
         "/{lang}/logout",
         "/en/logout",
         &[],
-        [Redirect("/en/login?done=logout"); 5],
+        [Redirect("/en/login?done=logout"); 6],
     ),
 ];
 

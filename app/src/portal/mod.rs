@@ -10,6 +10,7 @@ pub mod login;
 pub mod members;
 pub mod recovery;
 pub mod signup;
+pub mod staff;
 
 use domain::Lang;
 use leptos::prelude::*;

@@ -74,7 +74,7 @@ pub async fn load_viewer(
 fn protected(path: &str) -> Option<domain::Lang> {
     let lang = app::context::lang_of_path(path)?;
     let rest = &path[3..];
-    let private = ["/account", "/members", "/audit"];
+    let private = ["/account", "/members", "/audit", "/staff"];
     private
         .iter()
         .any(|p| rest == *p || rest.starts_with(&format!("{p}/")))

@@ -82,8 +82,12 @@ async fn members_response(
 ) -> Response {
     match members_view(state, &membership.organization_id).await {
         Ok(view) => {
-            if let Ok(uri) = format!("/{}/members", lang_code(&parts)).parse() {
-                parts.uri = uri;
+            // A refused post shows the members page, where its form is.
+            let page = format!("/{}/members", lang_code(&parts));
+            if parts.uri.path() != page {
+                if let Ok(uri) = page.parse() {
+                    parts.uri = uri;
+                }
             }
             parts.extensions.insert(view);
             render(state, parts, feedback).await

@@ -9,3 +9,4 @@ pub mod page_cache;
 pub mod portal;
 pub mod seo;
 pub mod session_store;
+pub mod staff;

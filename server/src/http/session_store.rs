@@ -23,6 +23,30 @@ fn backend(error: anyhow::Error) -> Error {
 
 #[async_trait]
 impl SessionStore for DbSessionStore {
+    async fn create(&self, record: &mut Record) -> Result<()> {
+        let data = serde_json::to_string(&record.data).map_err(|e| Error::Encode(e.to_string()))?;
+        let user = record
+            .data
+            .get(USER_KEY)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        // A 128-bit random id colliding is all but impossible; if it does,
+        // draw another rather than overwrite someone's session.
+        while !backend::sessions::insert_new(
+            &self.db,
+            &record.id.to_string(),
+            user.as_deref(),
+            &data,
+            record.expiry_date.unix_timestamp(),
+        )
+        .await
+        .map_err(backend)?
+        {
+            record.id = Id::default();
+        }
+        Ok(())
+    }
+
     async fn save(&self, record: &Record) -> Result<()> {
         let data = serde_json::to_string(&record.data).map_err(|e| Error::Encode(e.to_string()))?;
         let user = record.data.get(USER_KEY).and_then(|v| v.as_str());

@@ -1,0 +1,80 @@
+import { test, expect, Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+
+// The portal's front door in a real browser: sign up, confirm through the
+// development outbox, log in, invite a billing colleague who then sees
+// billing access and not the owner's pages.
+
+const PASSWORD = 'violet kettle harbour';
+
+function lastMailLink(to: string): string {
+  const out = execFileSync(process.env.SERVER_BIN!, ['mail', 'outbox', '--to', to, '--limit', '1'], {
+    env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL!, RUST_LOG: 'warn' },
+    encoding: 'utf8',
+  });
+  const match = out.match(/https?:\/\/\S+/);
+  if (!match) throw new Error(`no link in mail to ${to}:\n${out}`);
+  return new URL(match[0]).pathname + new URL(match[0]).search;
+}
+
+async function signUpAndConfirm(page: Page, email: string, name: string, company: string) {
+  await page.goto('/en/signup');
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Company (optional)', { exact: true }).fill(company);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
+  await page.goto(lastMailLink(email));
+  await page.getByRole('button', { name: 'Confirm email' }).click();
+  await expect(page.getByTestId('notice')).toContainText('Your email is confirmed');
+}
+
+async function logIn(page: Page, email: string) {
+  await page.goto('/en/login');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page).toHaveURL(/\/en\/account$/);
+}
+
+test('sign up, confirm, log in, invite a billing colleague', async ({ browser }) => {
+  const stamp = Date.now();
+  const ownerEmail = `owner-${stamp}@example.com`;
+  const billingEmail = `billing-${stamp}@example.com`;
+
+  const owner = await (await browser.newContext()).newPage();
+  await signUpAndConfirm(owner, ownerEmail, 'Ann Lee', 'Lee Labs');
+  await logIn(owner, ownerEmail);
+  await expect(owner.getByTestId('account-role')).toHaveText('Owner');
+
+  await owner.getByRole('link', { name: 'Members' }).click();
+  await owner.getByLabel('Email', { exact: true }).fill(billingEmail);
+  await owner.getByLabel('Role', { exact: true }).selectOption('billing');
+  await owner.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(owner.getByRole('status')).toHaveText('Saved.');
+  const invitation = lastMailLink(billingEmail);
+
+  const colleague = await (await browser.newContext()).newPage();
+  await signUpAndConfirm(colleague, billingEmail, 'Bill', '');
+  await logIn(colleague, billingEmail);
+  await colleague.goto(invitation);
+  await colleague.getByRole('button', { name: 'Accept invitation' }).click();
+  await expect(colleague.getByTestId('account-role')).toHaveText('Billing');
+  await expect(colleague.getByText('Lee Labs').first()).toBeVisible();
+  // Billing users do not get the owner's pages.
+  const denied = await colleague.goto('/en/members');
+  expect(denied?.status()).toBe(403);
+  await expect(colleague.getByRole('heading', { name: 'Not allowed' })).toBeVisible();
+
+  // The owner's audit log shows what happened.
+  await owner.goto('/en/audit');
+  await expect(owner.locator('tr[data-action="member.joined"]')).toHaveCount(1);
+
+  // Logging out ends the session.
+  await owner.goto('/en/account');
+  await owner.getByRole('button', { name: 'Log out' }).click();
+  await expect(owner.getByTestId('notice')).toHaveText('You’re logged out.');
+  await owner.goto('/en/account');
+  await expect(owner).toHaveURL(/\/en\/login\?done=login$/);
+});

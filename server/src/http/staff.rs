@@ -1,0 +1,78 @@
+//! The staff area's pages; only staff accounts get them.
+
+use app::portal::staff::{OutboxView, StaffView};
+use app::portal::{Denied, FormError, FormFeedback};
+use axum::extract::State;
+use axum::response::Response;
+use axum::Extension;
+use http::request::Parts;
+use http::StatusCode;
+use std::sync::Arc;
+
+use super::auth::CurrentUser;
+use super::portal::render;
+use crate::startup::AppState;
+
+async fn denied(state: &AppState, mut parts: Parts) -> Response {
+    parts.extensions.insert(Denied);
+    let mut response = render(state, parts, FormFeedback::default()).await;
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response
+}
+
+async fn unavailable(state: &AppState, parts: Parts, error: anyhow::Error) -> Response {
+    tracing::error!(error = %format!("{error:#}"), "loading a staff page failed");
+    render(
+        state,
+        parts,
+        FormFeedback {
+            error: Some(FormError::Unavailable),
+            values: Vec::new(),
+        },
+    )
+    .await
+}
+
+pub async fn staff_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    mut parts: Parts,
+) -> Response {
+    if !current.user.is_staff {
+        return denied(&state, parts).await;
+    }
+    let loaded = async {
+        Ok::<_, anyhow::Error>(StaffView {
+            organizations: backend::staff::organizations(&state.db).await?,
+            users: backend::staff::users(&state.db).await?,
+        })
+    };
+    match loaded.await {
+        Ok(view) => {
+            parts.extensions.insert(view);
+            render(&state, parts, FormFeedback::default()).await
+        }
+        Err(error) => unavailable(&state, parts, error).await,
+    }
+}
+
+pub async fn outbox_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    mut parts: Parts,
+) -> Response {
+    if !current.user.is_staff {
+        return denied(&state, parts).await;
+    }
+    match backend::mail::outbox(&state.db, None, 100).await {
+        Ok(mails) => {
+            let mails = mails
+                .into_iter()
+                .map(|m| (m.created_at, m.to, m.subject, m.body))
+                .collect();
+            parts.extensions.insert(OutboxView { mails });
+            render(&state, parts, FormFeedback::default()).await
+        }
+        Err(error) => unavailable(&state, parts, error).await,
+    }
+}
