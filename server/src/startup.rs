@@ -20,7 +20,9 @@ use tower_http::timeout::TimeoutLayer;
 use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
-use crate::http::{auth, headers, health, lang, members, page_cache, portal, seo, staff};
+use crate::http::{
+    auth, headers, health, lang, members, page_cache, portal, seo, staff, two_factor,
+};
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -146,6 +148,11 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/invite"),
     ("GET", "/{lang}/staff"),
     ("GET", "/{lang}/staff/outbox"),
+    ("GET", "/{lang}/account/2fa"),
+    ("POST", "/{lang}/account/2fa"),
+    ("POST", "/{lang}/account/2fa/disable"),
+    ("GET", "/{lang}/login/code"),
+    ("POST", "/{lang}/login/code"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -164,6 +171,11 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/invite") => post(members::accept_invite),
         ("GET", "/{lang}/staff") => get(staff::staff_page),
         ("GET", "/{lang}/staff/outbox") => get(staff::outbox_page),
+        ("GET", "/{lang}/account/2fa") => get(two_factor::page),
+        ("POST", "/{lang}/account/2fa") => post(two_factor::confirm),
+        ("POST", "/{lang}/account/2fa/disable") => post(two_factor::disable),
+        ("GET", "/{lang}/login/code") => get(two_factor::login_code_page),
+        ("POST", "/{lang}/login/code") => post(two_factor::login_code),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }

@@ -110,6 +110,12 @@ const ROWS: &[Row] = &[
     ),
     ("GET", "/{lang}/staff", "/en/staff", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     ("GET", "/{lang}/staff/outbox", "/en/staff/outbox", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("GET", "/{lang}/account/2fa", "/en/account/2fa", &[], [LOGIN, Ok, Ok, Ok, Ok, Ok]),
+    ("POST", "/{lang}/account/2fa", "/en/account/2fa", &[("code", "000000")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("POST", "/{lang}/account/2fa/disable", "/en/account/2fa/disable", &[("password", "wrong wrong wrong"), ("code", "000000")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    // Without a password step just passed, the code step sends to the login.
+    ("GET", "/{lang}/login/code", "/en/login/code", &[], [LOGIN; 6]),
+    ("POST", "/{lang}/login/code", "/en/login/code", &[("code", "000000")], [LOGIN; 6]),
     // Acting on organization A's technical member: `other` is refused
     // because that member is not in their organization.
     (

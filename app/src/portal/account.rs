@@ -65,6 +65,7 @@ pub fn AccountPage() -> impl IntoView {
                     <dd data-testid="account-role">{role}</dd>
                 </dl>
                 {switch}
+                <p><a href=href(lang, "/account/2fa")>{p.tfa_nav}</a></p>
                 {owner
                     .then(|| {
                         view! {

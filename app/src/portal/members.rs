@@ -14,6 +14,7 @@ use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MembersView {
+    pub two_factor_required: bool,
     pub members: Vec<MemberRow>,
     pub pending: Vec<(String, String)>,
 }
@@ -100,6 +101,17 @@ pub fn MembersPage() -> impl IntoView {
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
+                <h2>{p.members_tfa_title}</h2>
+                <p data-testid="tfa-requirement">
+                    {if view.two_factor_required { p.members_tfa_on } else { p.members_tfa_off }}
+                </p>
+                <form method="post" action=href(lang, "/members/two-factor")>
+                    <CsrfField />
+                    <input type="hidden" name="role" value=if view.two_factor_required { "optional" } else { "required" } />
+                    <button type="submit" class="button-secondary">
+                        {if view.two_factor_required { p.members_tfa_stop } else { p.members_tfa_require }}
+                    </button>
+                </form>
                 <h2>{p.members_pending}</h2>
                 <ul class="site-list">{pending}</ul>
                 <h2>{p.members_invite}</h2>

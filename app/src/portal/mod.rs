@@ -11,6 +11,7 @@ pub mod members;
 pub mod recovery;
 pub mod signup;
 pub mod staff;
+pub mod two_factor;
 
 use domain::Lang;
 use leptos::prelude::*;
@@ -73,6 +74,7 @@ pub enum FormError {
     AlreadyMember,
     WrongAccount,
     NotMember,
+    BadCode,
     Unavailable,
 }
 
@@ -97,13 +99,14 @@ impl FormError {
             FormError::AlreadyMember => p.err_already_member.to_owned(),
             FormError::WrongAccount => p.err_wrong_account.to_owned(),
             FormError::NotMember => p.err_not_member.to_owned(),
+            FormError::BadCode => p.err_code.to_owned(),
             FormError::Unavailable => p.err_unavailable.to_owned(),
         }
     }
 
     pub fn status(self) -> u16 {
         match self {
-            FormError::BadCredentials | FormError::WrongCurrentPassword => 401,
+            FormError::BadCredentials | FormError::WrongCurrentPassword | FormError::BadCode => 401,
             FormError::NotVerified | FormError::Forbidden | FormError::WrongAccount => 403,
             FormError::NotMember => 404,
             FormError::AlreadyMember | FormError::LastOwner => 409,

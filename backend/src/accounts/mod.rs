@@ -6,6 +6,7 @@ mod mail_texts;
 pub mod password;
 pub mod throttle;
 pub mod tokens;
+pub mod two_factor;
 
 use anyhow::Context;
 use domain::Lang;

@@ -58,6 +58,18 @@ pub async fn load_viewer(
     let path = req.uri().path().to_owned();
     match current {
         Some(current) => {
+            if let Some(lang) = protected(&path) {
+                match must_enrol(&state, &current, &path).await {
+                    Ok(true) => {
+                        return Redirect::to(&format!("/{}/account/2fa", lang.code()))
+                            .into_response();
+                    }
+                    Ok(false) => {}
+                    Err(error) => {
+                        tracing::error!(error = %format!("{error:#}"), "checking the 2FA requirement failed")
+                    }
+                }
+            }
             req.extensions_mut().insert(current);
         }
         None => {
@@ -68,6 +80,21 @@ pub async fn load_viewer(
     }
     req.extensions_mut().insert(viewer);
     next.run(req).await
+}
+
+/// An organization that requires 2FA lets a member without it reach only
+/// the enrolment page (and log out).
+async fn must_enrol(state: &AppState, current: &CurrentUser, path: &str) -> anyhow::Result<bool> {
+    let Some(m) = &current.membership else {
+        return Ok(false);
+    };
+    if path[3..].starts_with("/account/2fa") {
+        return Ok(false);
+    }
+    Ok(
+        backend::accounts::two_factor::required_by(&state.db, &m.organization_id).await?
+            && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?,
+    )
 }
 
 /// Pages only a logged-in user may see, by language.

@@ -56,7 +56,10 @@ async fn denied(state: &AppState, mut parts: Parts) -> Response {
 async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result<MembersView> {
     let list = members::list(&state.db, organization_id).await?;
     let pending = invitations::pending(&state.db, &state.clock, organization_id).await?;
+    let two_factor_required =
+        backend::accounts::two_factor::required_by(&state.db, organization_id).await?;
     Ok(MembersView {
+        two_factor_required,
         members: list
             .into_iter()
             .map(|m| MemberRow {
@@ -224,6 +227,18 @@ pub async fn members_post(
                 &form.user_id,
             )
             .await
+        }
+        ("two-factor", _) => {
+            let required = form.role == "required";
+            backend::accounts::two_factor::set_requirement(
+                &state.db,
+                &state.clock,
+                &m.organization_id,
+                &current.user,
+                required,
+            )
+            .await
+            .map_err(OrgError::Db)
         }
         _ => return StatusCode::NOT_FOUND.into_response(),
     };

@@ -10,3 +10,4 @@ pub mod portal;
 pub mod seo;
 pub mod session_store;
 pub mod staff;
+pub mod two_factor;

@@ -187,16 +187,45 @@ pub async fn login(
     if !post.trusted(&form.csrf) {
         return post.refuse(FormError::Forbidden, &keep).await;
     }
-    match accounts::log_in(&state.db, &state.clock, &form.email, &form.password, &ip.0).await {
-        Ok(user) => match start_login(&session, &user.id, state.clock.now()).await {
-            Ok(()) => to(lang, "/account"),
-            Err(error) => {
-                post.refuse(form_error(AccountError::Db(error)), &keep)
-                    .await
-            }
-        },
-        Err(error) => post.refuse(form_error(error), &keep).await,
+    let user =
+        match accounts::log_in(&state.db, &state.clock, &form.email, &form.password, &ip.0).await {
+            Ok(user) => user,
+            Err(error) => return post.refuse(form_error(error), &keep).await,
+        };
+    let now = state.clock.now();
+    let second_step = match accounts::two_factor::is_enabled(&state.db, &user.id).await {
+        Ok(on) => on,
+        Err(error) => {
+            return post
+                .refuse(form_error(AccountError::Db(error)), &keep)
+                .await
+        }
+    };
+    let result = if second_step {
+        // The password was right; the session is not logged in until the code is.
+        pending_second_step(&session, &user.id, now)
+            .await
+            .map(|()| "/login/code")
+    } else {
+        start_login(&session, &user.id, now)
+            .await
+            .map(|()| "/account")
+    };
+    match result {
+        Ok(next) => to(lang, next),
+        Err(error) => {
+            post.refuse(form_error(AccountError::Db(error)), &keep)
+                .await
+        }
     }
+}
+
+async fn pending_second_step(session: &Session, user_id: &str, now: i64) -> anyhow::Result<()> {
+    use super::two_factor::{PENDING_AT, PENDING_USER};
+    session.cycle_id().await?;
+    session.insert(PENDING_USER, user_id).await?;
+    session.insert(PENDING_AT, now).await?;
+    Ok(())
 }
 
 #[derive(Deserialize)]
