@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/staff") view=crate::portal::staff::StaffPage />
                 <Route path=path!("/:lang/account/2fa") view=crate::portal::two_factor::TwoFactorPage />
                 <Route path=path!("/:lang/login/code") view=crate::portal::two_factor::LoginCodePage />
+                <Route path=path!("/:lang/email") view=crate::portal::email::ConfirmEmailPage />
                 <Route path=path!("/:lang/staff/outbox") view=crate::portal::staff::OutboxPage />
             </Routes>
         </Router>

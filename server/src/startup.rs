@@ -153,6 +153,9 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/account/2fa/disable"),
     ("GET", "/{lang}/login/code"),
     ("POST", "/{lang}/login/code"),
+    ("POST", "/{lang}/account/email"),
+    ("POST", "/{lang}/email"),
+    ("POST", "/{lang}/account/delete"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -176,6 +179,9 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/account/2fa/disable") => post(two_factor::disable),
         ("GET", "/{lang}/login/code") => get(two_factor::login_code_page),
         ("POST", "/{lang}/login/code") => post(two_factor::login_code),
+        ("POST", "/{lang}/account/email") => post(portal::change_email),
+        ("POST", "/{lang}/email") => post(portal::confirm_email),
+        ("POST", "/{lang}/account/delete") => post(portal::delete_account),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }

@@ -116,6 +116,10 @@ const ROWS: &[Row] = &[
     // Without a password step just passed, the code step sends to the login.
     ("GET", "/{lang}/login/code", "/en/login/code", &[], [LOGIN; 6]),
     ("POST", "/{lang}/login/code", "/en/login/code", &[("code", "000000")], [LOGIN; 6]),
+    ("GET", "/{lang}/email", "/en/email?token=x", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    ("POST", "/{lang}/email", "/en/email", &[("token", "nope")], [Status(422); 6]),
+    ("POST", "/{lang}/account/email", "/en/account/email", &[("email", "new@x.example"), ("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("POST", "/{lang}/account/delete", "/en/account/delete", &[("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
     // Acting on organization A's technical member: `other` is refused
     // because that member is not in their organization.
     (

@@ -46,9 +46,12 @@ pub fn AccountPage() -> impl IntoView {
             </form>
         }
     });
-    let changed = query("done")
-        .filter(|d| d == "password")
-        .map(|_| p.account_password_changed);
+    let changed = match query("done").as_deref() {
+        Some("password") => Some(p.account_password_changed),
+        Some("email-sent") => Some(p.email_sent),
+        Some("email") => Some(p.email_changed),
+        _ => None,
+    };
     view! {
         <Page lang title=p.account_title.to_owned() description=p.account_title.to_owned() rest="/account".to_owned() noindex=true>
             <section class="section portal-form" aria-labelledby="account-title">
@@ -89,6 +92,20 @@ pub fn AccountPage() -> impl IntoView {
                     />
                     <Field label=p.account_repeat_password.to_owned() name="repeat" kind="password" autocomplete="new-password" />
                     <button type="submit">{p.account_change_submit}</button>
+                </form>
+                <h2>{p.email_change_title}</h2>
+                <form method="post" action=href(lang, "/account/email")>
+                    <CsrfField />
+                    <Field label=p.email_new.to_owned() name="email" id="new-email" kind="email" autocomplete="email" />
+                    <Field label=p.account_current_password.to_owned() name="current" id="email-current" kind="password" autocomplete="current-password" />
+                    <button type="submit">{p.email_change_submit}</button>
+                </form>
+                <h2>{p.delete_title}</h2>
+                <p>{p.delete_body}</p>
+                <form method="post" action=href(lang, "/account/delete")>
+                    <CsrfField />
+                    <Field label=p.account_current_password.to_owned() name="current" id="delete-current" kind="password" autocomplete="current-password" />
+                    <button type="submit" class="button-danger">{p.delete_submit}</button>
                 </form>
                 <form method="post" action=href(lang, "/logout") class="logout">
                     <CsrfField />

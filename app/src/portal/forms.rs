@@ -10,19 +10,23 @@ use super::{use_feedback, use_viewer};
 pub fn Field(
     label: String,
     name: &'static str,
+    /// The element id when a page has two fields of this name.
+    #[prop(optional)]
+    id: Option<&'static str>,
     #[prop(default = "text")] kind: &'static str,
     #[prop(optional)] value: String,
     #[prop(optional)] autocomplete: &'static str,
     #[prop(default = true)] required: bool,
     #[prop(optional)] hint: Option<&'static str>,
 ) -> impl IntoView {
-    let hint_id = format!("{name}-hint");
+    let id = id.unwrap_or(name);
+    let hint_id = format!("{id}-hint");
     let described = hint.map(|_| hint_id.clone());
     view! {
         <div class="field">
-            <label for=name>{label}</label>
+            <label for=id>{label}</label>
             <input
-                id=name
+                id=id
                 name=name
                 type=kind
                 value=value

@@ -22,6 +22,8 @@ pub fn LoginPage() -> impl IntoView {
         Some("reset") => Some(p.login_reset_done),
         Some("login") => Some(p.login_needed),
         Some("logout") => Some(p.logged_out),
+        Some("deleted") => Some(p.deleted),
+        Some("email") => Some(p.email_changed),
         _ => None,
     };
     view! {

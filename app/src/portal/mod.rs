@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod email;
 pub mod forms;
 pub mod login;
 pub mod members;

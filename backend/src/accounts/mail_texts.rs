@@ -76,3 +76,39 @@ pub fn password_changed(lang: Lang, to: &str, name: &str) -> Message {
         body,
     }
 }
+
+pub fn confirm_new_email(lang: Lang, to: &str, name: &str, link: &str) -> Message {
+    let (subject, body) = match lang {
+        Lang::Zh => (
+            "确认您的新邮箱地址".to_owned(),
+            format!("{name}，您好：\n\n请打开以下链接，把账户邮箱改为此地址（24 小时内有效）：\n{link}\n\n如果不是您本人申请，请忽略此邮件。"),
+        ),
+        Lang::En => (
+            "Confirm your new email address".to_owned(),
+            format!("Hello {name},\n\nOpen this link to make this the email address of your account (it works for 24 hours):\n{link}\n\nIf you didn’t ask for this, ignore this message."),
+        ),
+    };
+    Message {
+        to: to.to_owned(),
+        subject,
+        body,
+    }
+}
+
+pub fn email_changed(lang: Lang, to: &str, name: &str, new_email: &str) -> Message {
+    let (subject, body) = match lang {
+        Lang::Zh => (
+            "您的账户邮箱已更改".to_owned(),
+            format!("{name}，您好：\n\n您账户的邮箱已改为 {new_email}。如果不是您本人操作，请立即联系我们。"),
+        ),
+        Lang::En => (
+            "Your account’s email address was changed".to_owned(),
+            format!("Hello {name},\n\nThe email address of your account is now {new_email}. If this wasn’t you, contact us at once."),
+        ),
+    };
+    Message {
+        to: to.to_owned(),
+        subject,
+        body,
+    }
+}

@@ -2,6 +2,7 @@
 //! password reset by single-use link, password change. Every answer that
 //! could reveal whether an email is registered is the same either way.
 
+pub mod lifecycle;
 mod mail_texts;
 pub mod password;
 pub mod throttle;

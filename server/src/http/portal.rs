@@ -415,3 +415,129 @@ pub async fn change_password(
         Err(error) => post.refuse(form_error(error), &[]).await,
     }
 }
+
+#[derive(Deserialize)]
+pub struct EmailChangeForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    current: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Errors of account-page forms show on the account page.
+fn on_account_page(mut parts: Parts, lang: Lang) -> Parts {
+    if let Ok(uri) = format!("/{}/account", lang.code()).parse() {
+        parts.uri = uri;
+    }
+    parts
+}
+
+pub async fn change_email(
+    State(state): State<Arc<AppState>>,
+    Path(lang): Path<String>,
+    Extension(viewer): Extension<Viewer>,
+    Extension(current): Extension<CurrentUser>,
+    parts: Parts,
+    Form(form): Form<EmailChangeForm>,
+) -> Response {
+    let Some(lang) = Lang::from_code(&lang) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let post = Post {
+        state: &state,
+        parts: on_account_page(parts, lang),
+        viewer,
+    };
+    if !post.trusted(&form.csrf) {
+        return post.refuse(FormError::Forbidden, &[]).await;
+    }
+    let links = post.links();
+    match accounts::lifecycle::request_email_change(
+        &state.db,
+        &state.clock,
+        &links,
+        &current.user,
+        &form.current,
+        &form.email,
+    )
+    .await
+    {
+        Ok(()) => to(lang, "/account?done=email-sent"),
+        Err(AccountError::BadCredentials) => {
+            post.refuse(FormError::WrongCurrentPassword, &[]).await
+        }
+        Err(error) => post.refuse(form_error(error), &[]).await,
+    }
+}
+
+pub async fn confirm_email(
+    State(state): State<Arc<AppState>>,
+    Path(lang): Path<String>,
+    Extension(viewer): Extension<Viewer>,
+    parts: Parts,
+    Form(form): Form<TokenForm>,
+) -> Response {
+    let Some(lang) = Lang::from_code(&lang) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let post = Post {
+        state: &state,
+        parts,
+        viewer,
+    };
+    let keep = [("token", form.token.as_str())];
+    if !post.trusted(&form.csrf) {
+        return post.refuse(FormError::Forbidden, &keep).await;
+    }
+    match accounts::lifecycle::confirm_email_change(&state.db, &state.clock, &form.token).await {
+        Ok(_) => to(lang, "/login?done=email"),
+        Err(error) => post.refuse(form_error(error), &[]).await,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct DeleteForm {
+    #[serde(default)]
+    current: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+pub async fn delete_account(
+    State(state): State<Arc<AppState>>,
+    Path(lang): Path<String>,
+    Extension(viewer): Extension<Viewer>,
+    Extension(current): Extension<CurrentUser>,
+    session: Session,
+    parts: Parts,
+    Form(form): Form<DeleteForm>,
+) -> Response {
+    use accounts::lifecycle::LifecycleError;
+    let Some(lang) = Lang::from_code(&lang) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let post = Post {
+        state: &state,
+        parts: on_account_page(parts, lang),
+        viewer,
+    };
+    if !post.trusted(&form.csrf) {
+        return post.refuse(FormError::Forbidden, &[]).await;
+    }
+    match accounts::lifecycle::delete_account(&state.db, &state.clock, &current.user, &form.current)
+        .await
+    {
+        Ok(()) => {
+            // The account's sessions are gone from the store; drop the cookie too.
+            let _ = session.flush().await;
+            to(lang, "/login?done=deleted")
+        }
+        Err(LifecycleError::LastOwner) => post.refuse(FormError::LastOwner, &[]).await,
+        Err(LifecycleError::Account(AccountError::BadCredentials)) => {
+            post.refuse(FormError::WrongCurrentPassword, &[]).await
+        }
+        Err(LifecycleError::Account(error)) => post.refuse(form_error(error), &[]).await,
+    }
+}
