@@ -58,6 +58,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/login/code") view=crate::portal::two_factor::LoginCodePage />
                 <Route path=path!("/:lang/email") view=crate::portal::email::ConfirmEmailPage />
                 <Route path=path!("/:lang/staff/outbox") view=crate::portal::staff::OutboxPage />
+                <Route path=path!("/:lang/staff/audit") view=AuditPage />
             </Routes>
         </Router>
     }

@@ -1,5 +1,6 @@
-//! Mail. Development keeps every message in an outbox table that staff can
-//! read; production will send through SMTP (lettre) behind the same type.
+//! Mail. Every message is queued in the outbox table in the transaction of
+//! the change that causes it. With SMTP configured, the server's mail worker
+//! delivers the queue; in development it stays there for staff to read.
 
 use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
@@ -68,4 +69,68 @@ pub async fn outbox(
             })
         })
         .collect()
+}
+
+/// Claims up to `limit` unsent messages for delivery. A claim lasts a
+/// minute, so a replica that dies mid-send leaves them to another.
+pub async fn claim(db: &Db, now: i64, limit: i64) -> anyhow::Result<Vec<OutboxEntry>> {
+    let candidates = sqlx::query(
+        "select id from mail_outbox where sent_at is null and attempts < 10 \
+         and (claimed_until is null or claimed_until < $1) order by created_at limit $2",
+    )
+    .bind(now)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+    .context("finding mail to send")?;
+    let mut claimed = Vec::new();
+    for row in candidates {
+        let id: String = row.try_get("id")?;
+        let got = sqlx::query(
+            "update mail_outbox set claimed_until = $1 where id = $2 and sent_at is null \
+             and (claimed_until is null or claimed_until < $3) \
+             returning id, recipient, subject, body, created_at",
+        )
+        .bind(now + 60)
+        .bind(&id)
+        .bind(now)
+        .fetch_optional(&db.pool)
+        .await
+        .context("claiming mail")?;
+        if let Some(r) = got {
+            claimed.push(OutboxEntry {
+                id: r.try_get("id")?,
+                to: r.try_get("recipient")?,
+                subject: r.try_get("subject")?,
+                body: r.try_get("body")?,
+                created_at: r.try_get("created_at")?,
+            });
+        }
+    }
+    Ok(claimed)
+}
+
+pub async fn mark_sent(db: &Db, id: &str, now: i64) -> anyhow::Result<()> {
+    sqlx::query("update mail_outbox set sent_at = $1, claimed_until = null where id = $2")
+        .bind(now)
+        .bind(id)
+        .execute(&db.pool)
+        .await
+        .context("marking mail sent")?;
+    Ok(())
+}
+
+/// Records a failed attempt; the next waits 1, 2, 5, 10, 17… minutes.
+pub async fn mark_failed(db: &Db, id: &str, error: &str, now: i64) -> anyhow::Result<()> {
+    sqlx::query(
+        "update mail_outbox set attempts = attempts + 1, last_error = $1, \
+         claimed_until = $2 + 60 * (1 + attempts * attempts) where id = $3",
+    )
+    .bind(error)
+    .bind(now)
+    .bind(id)
+    .execute(&db.pool)
+    .await
+    .context("recording a failed send")?;
+    Ok(())
 }

@@ -44,6 +44,14 @@ pub struct Config {
     /// Folder with the built site (CSS, icons, wasm), as cargo-leptos writes it.
     #[arg(long, env = "LEPTOS_SITE_ROOT", default_value = "target/site")]
     pub site_root: PathBuf,
+    /// SMTP server for outgoing mail: `smtp://user:pass@host:587?tls=required`
+    /// or `smtps://user:pass@host:465`. Without it, mail stays in the outbox
+    /// (staff read it at /en/staff/outbox).
+    #[arg(long, env = "SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<Redacted>,
+    /// The sender of every mail.
+    #[arg(long, env = "MAIL_FROM", default_value = "GPU servers <noreply@localhost>")]
+    pub mail_from: String,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
@@ -85,6 +93,8 @@ impl Config {
             public_base_url: "http://127.0.0.1".to_owned(),
             environment: Environment::Development,
             site_root: PathBuf::from("target/site"),
+            smtp_url: None,
+            mail_from: "GPU servers <noreply@localhost>".to_owned(),
             log_filter: "warn".to_owned(),
         }
     }

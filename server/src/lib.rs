@@ -5,6 +5,7 @@
 pub mod config;
 pub mod facts;
 pub mod http;
+pub mod mailer;
 pub mod metrics;
 pub mod ops;
 pub mod startup;

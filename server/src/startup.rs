@@ -70,6 +70,10 @@ impl Application {
     pub async fn build_with_clock(config: Config, clock: Clock) -> anyhow::Result<Application> {
         let db = prepare_database(&config, &clock).await?;
         let facts = FactsCache::start(db.clone(), clock.clone(), config.development()).await?;
+        if let Some(url) = &config.smtp_url {
+            let mailer = crate::mailer::SmtpMailer::new(url.expose(), &config.mail_from)?;
+            crate::mailer::spawn_delivery(db.clone(), clock.clone(), mailer);
+        }
         let leptos_options = LeptosOptions::builder()
             .output_name("gpu-storefront")
             .site_root(config.site_root.to_string_lossy().to_string())
@@ -148,6 +152,7 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/invite"),
     ("GET", "/{lang}/staff"),
     ("GET", "/{lang}/staff/outbox"),
+    ("GET", "/{lang}/staff/audit"),
     ("GET", "/{lang}/account/2fa"),
     ("POST", "/{lang}/account/2fa"),
     ("POST", "/{lang}/account/2fa/disable"),
@@ -174,6 +179,7 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/invite") => post(members::accept_invite),
         ("GET", "/{lang}/staff") => get(staff::staff_page),
         ("GET", "/{lang}/staff/outbox") => get(staff::outbox_page),
+        ("GET", "/{lang}/staff/audit") => get(staff::audit_page),
         ("GET", "/{lang}/account/2fa") => get(two_factor::page),
         ("POST", "/{lang}/account/2fa") => post(two_factor::confirm),
         ("POST", "/{lang}/account/2fa/disable") => post(two_factor::disable),

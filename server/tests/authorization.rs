@@ -26,7 +26,8 @@ use Want::{Ok, Redirect, Status};
 const LOGIN: Want = Redirect("/en/login");
 const DENIED: Want = Status(403);
 
-/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff])
+/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
+/// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`.
 type Row = (
     &'static str,
     &'static str,
@@ -120,6 +121,7 @@ const ROWS: &[Row] = &[
     ("POST", "/{lang}/email", "/en/email", &[("token", "nope")], [Status(422); 6]),
     ("POST", "/{lang}/account/email", "/en/account/email", &[("email", "new@x.example"), ("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
     ("POST", "/{lang}/account/delete", "/en/account/delete", &[("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("GET", "/{lang}/staff/audit", "/en/staff/audit", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     // Acting on organization A's technical member: `other` is refused
     // because that member is not in their organization.
     (
@@ -180,7 +182,7 @@ const ROWS: &[Row] = &[
         "/{lang}/login",
         "/en/login",
         &[
-            ("email", "nobody@example.com"),
+            ("email", "nobody-{caller}@example.com"),
             ("password", "wrong wrong wrong"),
         ],
         [Status(401); 6],
@@ -276,14 +278,16 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         .and_then(|o| o.split('"').next())
         .unwrap_or_default()
         .to_owned();
-    let callers = [
-        app.browser(),
-        other,
-        joined[0].clone(),
-        joined[1].clone(),
-        owner,
-    ];
-    let names = ["anonymous", "other", "technical", "billing", "owner"];
+    let created = app.ops_ok(&["staff", "add", "--email", "ops@host.example", "--name", "Ops"]);
+    let staff_password = created.split("store it now): ").nth(1).unwrap_or_default().trim().to_owned();
+    let staff = app.browser();
+    let page = app
+        .post_as(&staff, "/en/login", "/en/login", &[("email", "ops@host.example"), ("password", &staff_password)], &[])
+        .await;
+    assert_eq!(page.location(), "/en/account", "staff log in");
+    let callers = [app.browser(), other, joined[0].clone(), joined[1].clone(), owner, staff];
+    let names = ["anonymous", "other", "technical", "billing", "owner", "staff"];
+    assert_eq!(callers.len(), ROWS[0].4.len(), "one caller per column");
 
     // `other` sees its own organization, never A's.
     let seen = app.get_as(&callers[1], "/en/members").await.body;
@@ -291,12 +295,16 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
     let seen = app.get_as(&callers[1], "/en/audit").await.body;
     assert!(!seen.contains("owner@a.example") && !seen.contains("tech@a.example"));
 
+    // Staff see every organization's trail.
+    let all = app.get_as(&callers[5], "/en/staff/audit").await.body;
+    assert!(all.contains("owner@a.example") && all.contains("owner@b.example") && all.contains("staff.created"));
+
     let mut failures = Vec::new();
     for (method, _, path, fields, wants) in ROWS {
         for (i, caller) in callers.iter().enumerate() {
             let fields: Vec<(&str, String)> = fields
                 .iter()
-                .map(|(k, v)| (*k, v.replace("{tech}", &tech_id).replace("{org_a}", &org_a)))
+                .map(|(k, v)| (*k, v.replace("{tech}", &tech_id).replace("{org_a}", &org_a).replace("{caller}", names[i])))
                 .collect();
             let page = if *method == "GET" {
                 app.get_as(caller, path).await

@@ -67,7 +67,10 @@ pub fn StaffPage() -> impl IntoView {
         <Page lang title=p.staff_title.to_owned() description=p.staff_title.to_owned() rest="/staff".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="staff-title">
                 <h1 id="staff-title">{p.staff_title}</h1>
-                <p><a href=href(lang, "/staff/outbox")>{p.staff_outbox}</a></p>
+                <ul class="site-list">
+                    <li><a href=href(lang, "/staff/outbox")>{p.staff_outbox}</a></li>
+                    <li><a href=href(lang, "/staff/audit")>{p.audit_title}</a></li>
+                </ul>
                 <h2>{p.staff_organizations}</h2>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=p.staff_organizations>
                     <table>

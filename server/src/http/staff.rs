@@ -1,5 +1,6 @@
 //! The staff area's pages; only staff accounts get them.
 
+use app::portal::audit::AuditView;
 use app::portal::staff::{OutboxView, StaffView};
 use app::portal::{Denied, FormError, FormFeedback};
 use axum::extract::State;
@@ -71,6 +72,24 @@ pub async fn outbox_page(
                 .map(|m| (m.created_at, m.to, m.subject, m.body))
                 .collect();
             parts.extensions.insert(OutboxView { mails });
+            render(&state, parts, FormFeedback::default()).await
+        }
+        Err(error) => unavailable(&state, parts, error).await,
+    }
+}
+
+/// The audit log of every organization, and of actions outside any.
+pub async fn audit_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    mut parts: Parts,
+) -> Response {
+    if !current.user.is_staff {
+        return denied(&state, parts).await;
+    }
+    match backend::audit::all(&state.db, 500).await {
+        Ok(entries) => {
+            parts.extensions.insert(AuditView { entries });
             render(&state, parts, FormFeedback::default()).await
         }
         Err(error) => unavailable(&state, parts, error).await,

@@ -40,6 +40,10 @@ impl TestApp {
     }
 
     pub async fn spawn_with_clock(db: TestDb, clock: backend::Clock) -> TestApp {
+        TestApp::spawn_configured(db, clock, |_| {}).await
+    }
+
+    pub async fn spawn_configured(db: TestDb, clock: backend::Clock, adjust: impl FnOnce(&mut Config)) -> TestApp {
         let (database_url, cleanup, dir) = match db {
             TestDb::Sqlite => {
                 let dir = TempDir::new();
@@ -69,6 +73,7 @@ impl TestApp {
         config.public_base_url = "https://gpu.example.com".to_owned();
         // The static assets as committed (cargo-leptos copies them to the site).
         config.site_root = concat!(env!("CARGO_MANIFEST_DIR"), "/../public").into();
+        adjust(&mut config);
         let app = Application::build_with_clock(config, clock)
             .await
             .expect("starting the application");
