@@ -70,7 +70,10 @@ pub async fn for_organization(
 }
 
 /// Every entry, newest first, for staff: (at, actor, action, detail, ip).
-pub async fn all(db: &crate::Db, limit: i64) -> anyhow::Result<Vec<(i64, String, String, String, String)>> {
+pub async fn all(
+    db: &crate::Db,
+    limit: i64,
+) -> anyhow::Result<Vec<(i64, String, String, String, String)>> {
     use sqlx::Row;
     let rows = sqlx::query(
         "select at, actor, action, detail, coalesce(ip, '') as ip from audit_log order by at desc, id desc limit $1",
@@ -80,6 +83,14 @@ pub async fn all(db: &crate::Db, limit: i64) -> anyhow::Result<Vec<(i64, String,
     .await
     .context("reading the audit log")?;
     rows.iter()
-        .map(|r| Ok((r.try_get("at")?, r.try_get("actor")?, r.try_get("action")?, r.try_get("detail")?, r.try_get("ip")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("at")?,
+                r.try_get("actor")?,
+                r.try_get("action")?,
+                r.try_get("detail")?,
+                r.try_get("ip")?,
+            ))
+        })
         .collect()
 }

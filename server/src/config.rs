@@ -50,7 +50,11 @@ pub struct Config {
     #[arg(long, env = "SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<Redacted>,
     /// The sender of every mail.
-    #[arg(long, env = "MAIL_FROM", default_value = "GPU servers <noreply@localhost>")]
+    #[arg(
+        long,
+        env = "MAIL_FROM",
+        default_value = "GPU servers <noreply@localhost>"
+    )]
     pub mail_from: String,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]

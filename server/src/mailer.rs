@@ -22,19 +22,27 @@ impl SmtpMailer {
             .map_err(|e| anyhow::anyhow!("SMTP_URL is not a valid SMTP address: {e}"))?
             .timeout(Some(Duration::from_secs(20)))
             .build();
-        let from = from.parse().with_context(|| format!("MAIL_FROM {from:?} is not a mailbox"))?;
+        let from = from
+            .parse()
+            .with_context(|| format!("MAIL_FROM {from:?} is not a mailbox"))?;
         Ok(SmtpMailer { transport, from })
     }
 
     async fn send(&self, entry: &mail::OutboxEntry) -> anyhow::Result<()> {
         let message = Message::builder()
             .from(self.from.clone())
-            .to(entry.to.parse().with_context(|| format!("recipient {:?}", entry.to))?)
+            .to(entry
+                .to
+                .parse()
+                .with_context(|| format!("recipient {:?}", entry.to))?)
             .subject(entry.subject.clone())
             .header(ContentType::TEXT_PLAIN)
             .body(entry.body.clone())
             .context("building the message")?;
-        self.transport.send(message).await.context("sending over SMTP")?;
+        self.transport
+            .send(message)
+            .await
+            .context("sending over SMTP")?;
         Ok(())
     }
 }

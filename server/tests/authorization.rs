@@ -278,15 +278,47 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         .and_then(|o| o.split('"').next())
         .unwrap_or_default()
         .to_owned();
-    let created = app.ops_ok(&["staff", "add", "--email", "ops@host.example", "--name", "Ops"]);
-    let staff_password = created.split("store it now): ").nth(1).unwrap_or_default().trim().to_owned();
+    let created = app.ops_ok(&[
+        "staff",
+        "add",
+        "--email",
+        "ops@host.example",
+        "--name",
+        "Ops",
+    ]);
+    let staff_password = created
+        .split("store it now): ")
+        .nth(1)
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     let staff = app.browser();
     let page = app
-        .post_as(&staff, "/en/login", "/en/login", &[("email", "ops@host.example"), ("password", &staff_password)], &[])
+        .post_as(
+            &staff,
+            "/en/login",
+            "/en/login",
+            &[("email", "ops@host.example"), ("password", &staff_password)],
+            &[],
+        )
         .await;
     assert_eq!(page.location(), "/en/account", "staff log in");
-    let callers = [app.browser(), other, joined[0].clone(), joined[1].clone(), owner, staff];
-    let names = ["anonymous", "other", "technical", "billing", "owner", "staff"];
+    let callers = [
+        app.browser(),
+        other,
+        joined[0].clone(),
+        joined[1].clone(),
+        owner,
+        staff,
+    ];
+    let names = [
+        "anonymous",
+        "other",
+        "technical",
+        "billing",
+        "owner",
+        "staff",
+    ];
     assert_eq!(callers.len(), ROWS[0].4.len(), "one caller per column");
 
     // `other` sees its own organization, never A's.
@@ -297,14 +329,25 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
 
     // Staff see every organization's trail.
     let all = app.get_as(&callers[5], "/en/staff/audit").await.body;
-    assert!(all.contains("owner@a.example") && all.contains("owner@b.example") && all.contains("staff.created"));
+    assert!(
+        all.contains("owner@a.example")
+            && all.contains("owner@b.example")
+            && all.contains("staff.created")
+    );
 
     let mut failures = Vec::new();
     for (method, _, path, fields, wants) in ROWS {
         for (i, caller) in callers.iter().enumerate() {
             let fields: Vec<(&str, String)> = fields
                 .iter()
-                .map(|(k, v)| (*k, v.replace("{tech}", &tech_id).replace("{org_a}", &org_a).replace("{caller}", names[i])))
+                .map(|(k, v)| {
+                    (
+                        *k,
+                        v.replace("{tech}", &tech_id)
+                            .replace("{org_a}", &org_a)
+                            .replace("{caller}", names[i]),
+                    )
+                })
                 .collect();
             let page = if *method == "GET" {
                 app.get_as(caller, path).await

@@ -13,7 +13,9 @@ on_both_databases!(queued_mail_is_delivered_over_smtp);
 
 /// Accepts SMTP sessions and keeps each message's DATA.
 async fn fake_smtp() -> (u16, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binding the SMTP double");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binding the SMTP double");
     let port = listener.local_addr().expect("port").port();
     let received = Arc::new(Mutex::new(Vec::new()));
     let store = received.clone();
@@ -39,7 +41,11 @@ async fn fake_smtp() -> (u16, Arc<Mutex<Vec<String>>>) {
                         }
                         continue;
                     }
-                    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+                    let verb = line
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_uppercase();
                     let reply: &[u8] = match verb.as_str() {
                         "EHLO" | "HELO" => b"250 test\r\n",
                         "DATA" => {
@@ -68,7 +74,10 @@ fn unquote(message: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
         match (bytes[i], hex) {
             (b'=', Some(byte)) => {
                 out.push(byte);
@@ -91,8 +100,17 @@ async fn queued_mail_is_delivered_over_smtp(db: TestDb) {
     })
     .await;
     let b = app.browser();
-    let fields = [("name", "Ann"), ("email", "ann@example.com"), ("password", common::PASSWORD)];
-    assert_eq!(app.post_as(&b, "/en/signup", "/en/signup", &fields, &[]).await.location(), "/en/signup?sent=1");
+    let fields = [
+        ("name", "Ann"),
+        ("email", "ann@example.com"),
+        ("password", common::PASSWORD),
+    ];
+    assert_eq!(
+        app.post_as(&b, "/en/signup", "/en/signup", &fields, &[])
+            .await
+            .location(),
+        "/en/signup?sent=1"
+    );
     let mut delivered = String::new();
     for _ in 0..100 {
         if let Some(message) = received.lock().ok().and_then(|all| all.first().cloned()) {
@@ -102,8 +120,17 @@ async fn queued_mail_is_delivered_over_smtp(db: TestDb) {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(delivered.contains("To: ann@example.com"), "{delivered}");
-    assert!(delivered.contains("From: \"GPU servers\" <noreply@gpu.example.com>"), "{delivered}");
-    assert!(delivered.contains("Subject: Confirm your email address"), "{delivered}");
-    assert!(delivered.contains("/en/verify?token="), "the link is in the body: {delivered}");
+    assert!(
+        delivered.contains("From: \"GPU servers\" <noreply@gpu.example.com>"),
+        "{delivered}"
+    );
+    assert!(
+        delivered.contains("Subject: Confirm your email address"),
+        "{delivered}"
+    );
+    assert!(
+        delivered.contains("/en/verify?token="),
+        "the link is in the body: {delivered}"
+    );
     app.finish().await;
 }

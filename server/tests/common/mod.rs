@@ -43,7 +43,11 @@ impl TestApp {
         TestApp::spawn_configured(db, clock, |_| {}).await
     }
 
-    pub async fn spawn_configured(db: TestDb, clock: backend::Clock, adjust: impl FnOnce(&mut Config)) -> TestApp {
+    pub async fn spawn_configured(
+        db: TestDb,
+        clock: backend::Clock,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestApp {
         let (database_url, cleanup, dir) = match db {
             TestDb::Sqlite => {
                 let dir = TempDir::new();
