@@ -12,6 +12,7 @@ pub mod inventory;
 pub mod latency;
 pub mod mail;
 pub mod organizations;
+pub mod rate_limit;
 pub mod sessions;
 pub mod staff;
 pub mod stock_watch;

@@ -549,3 +549,69 @@ async fn logins_end_after_twelve_hours(db: TestDb) {
     );
     app.finish().await;
 }
+
+mod mail_limits {
+    use super::common::{TestApp, TestDb};
+
+    /// Nobody's inbox can be flooded through our forms.
+    async fn mail_sending_forms_are_rate_limited(db: TestDb) {
+        let app = TestApp::spawn(db).await;
+        let b = app.browser();
+        for _ in 0..5 {
+            let page = app
+                .post_as(
+                    &b,
+                    "/en/forgot",
+                    "/en/forgot",
+                    &[("email", "target@example.com")],
+                    &[],
+                )
+                .await;
+            assert_eq!(page.location(), "/en/forgot?sent=1");
+        }
+        let page = app
+            .post_as(
+                &b,
+                "/en/forgot",
+                "/en/forgot",
+                &[("email", "Target@Example.com")],
+                &[],
+            )
+            .await;
+        assert_eq!(page.status, 429);
+        assert!(
+            page.body
+                .contains("Too many requests. Try again in 60 minutes."),
+            "{}",
+            page.status
+        );
+        let zh = app
+            .post_as(
+                &b,
+                "/zh/signup",
+                "/zh/signup",
+                &[
+                    ("name", "X"),
+                    ("email", "target@example.com"),
+                    ("password", "violet kettle harbour"),
+                ],
+                &[],
+            )
+            .await;
+        assert!(zh.status == 429 && zh.body.contains("请求过于频繁"));
+        // Other recipients are unaffected.
+        let page = app
+            .post_as(
+                &b,
+                "/en/forgot",
+                "/en/forgot",
+                &[("email", "someone@example.com")],
+                &[],
+            )
+            .await;
+        assert_eq!(page.location(), "/en/forgot?sent=1");
+        app.finish().await;
+    }
+
+    crate::on_both_databases!(mail_sending_forms_are_rate_limited);
+}

@@ -174,7 +174,7 @@ const ROWS: &[Row] = &[
         "POST",
         "/{lang}/signup",
         "/en/signup",
-        &[("name", "X"), ("email", "bad"), ("password", "x")],
+        &[("name", "X"), ("email", "bad-{caller}"), ("password", "x")],
         [Status(422); 6],
     ),
     (
@@ -198,7 +198,7 @@ const ROWS: &[Row] = &[
         "POST",
         "/{lang}/forgot",
         "/en/forgot",
-        &[("email", "nobody@example.com")],
+        &[("email", "nobody-{caller}@example.com")],
         [Redirect("/en/forgot?sent=1"); 6],
     ),
     (

@@ -143,4 +143,5 @@ pub struct Portal {
     pub delete_body: &'static str,
     pub delete_submit: &'static str,
     pub deleted: &'static str,
+    pub err_too_many: fn(i64) -> String,
 }

@@ -143,4 +143,5 @@ pub static PORTAL_EN: Portal = Portal {
     delete_body: "Deleting leaves every organization and ends every session, for good. Invoices and the audit trail are kept. If you are the only owner of an organization that still has other members, make someone else an owner first.",
     delete_submit: "Delete my account for good",
     deleted: "Your account was deleted.",
+    err_too_many: |minutes| if minutes == 1 { "Too many requests. Try again in a minute.".to_owned() } else { format!("Too many requests. Try again in {minutes} minutes.") },
 };

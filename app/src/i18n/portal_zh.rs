@@ -144,4 +144,5 @@ pub static PORTAL_ZH: Portal = Portal {
     delete_body: "删除后您将退出所有组织，所有登录都会结束，且无法恢复。发票和审计记录会保留。如果您是某个仍有其他成员的组织的唯一所有者，请先指定另一位所有者。",
     delete_submit: "永久删除我的账户",
     deleted: "您的账户已删除。",
+    err_too_many: |minutes| format!("请求过于频繁，请在 {minutes} 分钟后再试。"),
 };

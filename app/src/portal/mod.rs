@@ -76,6 +76,8 @@ pub enum FormError {
     WrongAccount,
     NotMember,
     BadCode,
+    /// A rate limit on mail we send: seconds until another is allowed.
+    TooMany(i64),
     Unavailable,
 }
 
@@ -101,6 +103,7 @@ impl FormError {
             FormError::WrongAccount => p.err_wrong_account.to_owned(),
             FormError::NotMember => p.err_not_member.to_owned(),
             FormError::BadCode => p.err_code.to_owned(),
+            FormError::TooMany(secs) => (p.err_too_many)(((secs + 59) / 60).max(1)),
             FormError::Unavailable => p.err_unavailable.to_owned(),
         }
     }
@@ -111,7 +114,7 @@ impl FormError {
             FormError::NotVerified | FormError::Forbidden | FormError::WrongAccount => 403,
             FormError::NotMember => 404,
             FormError::AlreadyMember | FormError::LastOwner => 409,
-            FormError::Throttled(_) => 429,
+            FormError::Throttled(_) | FormError::TooMany(_) => 429,
             FormError::Unavailable => 503,
             _ => 422,
         }

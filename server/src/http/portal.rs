@@ -125,6 +125,7 @@ pub async fn signup(
     State(state): State<Arc<AppState>>,
     Path(lang): Path<String>,
     Extension(viewer): Extension<Viewer>,
+    Extension(ip): Extension<ClientIp>,
     parts: Parts,
     Form(form): Form<SignupForm>,
 ) -> Response {
@@ -144,6 +145,9 @@ pub async fn signup(
     ];
     if !post.trusted(&form.csrf) {
         return post.refuse(FormError::Forbidden, &keep).await;
+    }
+    if let Err(error) = mail_allowed(&state, &ip.0, &form.email).await {
+        return post.refuse(error, &keep).await;
     }
     let input = SignUp {
         email: form.email.clone(),
@@ -309,6 +313,7 @@ pub async fn forgot(
     State(state): State<Arc<AppState>>,
     Path(lang): Path<String>,
     Extension(viewer): Extension<Viewer>,
+    Extension(ip): Extension<ClientIp>,
     parts: Parts,
     Form(form): Form<EmailForm>,
 ) -> Response {
@@ -324,6 +329,9 @@ pub async fn forgot(
         return post
             .refuse(FormError::Forbidden, &[("email", &form.email)])
             .await;
+    }
+    if let Err(error) = mail_allowed(&state, &ip.0, &form.email).await {
+        return post.refuse(error, &[("email", &form.email)]).await;
     }
     match accounts::request_reset(&state.db, &state.clock, &post.links(), &form.email).await {
         Ok(()) => to(lang, "/forgot?sent=1"),
@@ -539,5 +547,25 @@ pub async fn delete_account(
             post.refuse(FormError::WrongCurrentPassword, &[]).await
         }
         Err(LifecycleError::Account(error)) => post.refuse(form_error(error), &[]).await,
+    }
+}
+
+/// Anonymous requests that make us send mail are limited per client address
+/// and per recipient, whether or not the address has an account.
+async fn mail_allowed(state: &AppState, ip: &str, email: &str) -> Result<(), FormError> {
+    use backend::rate_limit::{take, MAIL_PER_ADDRESS, MAIL_PER_RECIPIENT};
+    let by_ip = format!("mail-ip:{ip}");
+    let by_recipient = format!("mail-to:{}", email.trim().to_lowercase());
+    let keys = [
+        (by_ip.as_str(), &MAIL_PER_ADDRESS),
+        (by_recipient.as_str(), &MAIL_PER_RECIPIENT),
+    ];
+    match take(&state.db, &keys, state.clock.now()).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(wait)) => Err(FormError::TooMany(wait)),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "rate limit check failed");
+            Err(FormError::Unavailable)
+        }
     }
 }
