@@ -144,4 +144,5 @@ pub struct Portal {
     pub delete_submit: &'static str,
     pub deleted: &'static str,
     pub err_too_many: fn(i64) -> String,
+    pub err_only_organization: &'static str,
 }

@@ -144,4 +144,5 @@ pub static PORTAL_EN: Portal = Portal {
     delete_submit: "Delete my account for good",
     deleted: "Your account was deleted.",
     err_too_many: |minutes| if minutes == 1 { "Too many requests. Try again in a minute.".to_owned() } else { format!("Too many requests. Try again in {minutes} minutes.") },
+    err_only_organization: "This is the member’s only organization, so they can’t leave it or be removed from it. To leave for good, delete the account.",
 };

@@ -145,4 +145,5 @@ pub static PORTAL_ZH: Portal = Portal {
     delete_submit: "永久删除我的账户",
     deleted: "您的账户已删除。",
     err_too_many: |minutes| format!("请求过于频繁，请在 {minutes} 分钟后再试。"),
+    err_only_organization: "这是该成员唯一的组织，不能离开或被移除。如需离开，请删除账户。",
 };

@@ -125,6 +125,15 @@ pub async fn remove(
     if current == Role::Owner && owners(&mut tx, org).await? <= 1 {
         return Err(OrgError::LastOwner);
     }
+    // Every user keeps at least one organization.
+    let theirs: i64 = sqlx::query_scalar("select count(*) from memberships where user_id = $1")
+        .bind(member_id)
+        .fetch_one(&mut *tx)
+        .await
+        .context("counting the member's organizations")?;
+    if theirs <= 1 {
+        return Err(OrgError::OnlyOrganization);
+    }
     sqlx::query("delete from memberships where organization_id = $1 and user_id = $2")
         .bind(org)
         .bind(member_id)

@@ -50,6 +50,8 @@ pub enum OrgError {
     NotAllowed,
     #[error("an organization must keep at least one owner")]
     LastOwner,
+    #[error("a user cannot leave their only organization")]
+    OnlyOrganization,
     #[error("no such member")]
     UnknownMember,
     #[error("not a valid email address")]

@@ -25,6 +25,7 @@ fn org_error(error: OrgError) -> FormError {
     match error {
         OrgError::NotAllowed => FormError::Forbidden,
         OrgError::LastOwner => FormError::LastOwner,
+        OrgError::OnlyOrganization => FormError::OnlyOrganization,
         OrgError::UnknownMember => FormError::NotMember,
         OrgError::InvalidEmail => FormError::InvalidEmail,
         OrgError::AlreadyMember => FormError::AlreadyMember,
