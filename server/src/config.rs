@@ -56,6 +56,11 @@ pub struct Config {
         default_value = "GPU servers <noreply@localhost>"
     )]
     pub mail_from: String,
+    /// Behind a load balancer: the header it sets with the client's address
+    /// (`x-forwarded-for`); its right-most entry is used for per-address
+    /// limits. Leave unset when clients connect directly.
+    #[arg(long, env = "CLIENT_IP_HEADER")]
+    pub client_ip_header: Option<String>,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
@@ -98,6 +103,7 @@ impl Config {
             environment: Environment::Development,
             site_root: PathBuf::from("target/site"),
             smtp_url: None,
+            client_ip_header: None,
             mail_from: "GPU servers <noreply@localhost>".to_owned(),
             log_filter: "warn".to_owned(),
         }

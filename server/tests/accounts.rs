@@ -615,3 +615,53 @@ mod mail_limits {
 
     crate::on_both_databases!(mail_sending_forms_are_rate_limited);
 }
+
+mod behind_a_proxy {
+    use super::common::{TestApp, TestDb};
+    use backend::Clock;
+
+    /// Behind a load balancer every client arrives from its address; the
+    /// limits must follow the forwarded client address instead.
+    async fn address_limits_follow_the_forwarded_client(db: TestDb) {
+        let app = TestApp::spawn_configured(db, Clock::system(), |config| {
+            config.client_ip_header = Some("x-forwarded-for".to_owned());
+        })
+        .await;
+        let b = app.browser();
+        for i in 0..20 {
+            let to = format!("victim{i}@example.com");
+            let headers = [("x-forwarded-for", "203.0.113.7, 198.51.100.1")];
+            let page = app
+                .post_as(&b, "/en/forgot", "/en/forgot", &[("email", &to)], &headers)
+                .await;
+            assert_eq!(page.location(), "/en/forgot?sent=1");
+        }
+        // That client is now limited…
+        let headers = [("x-forwarded-for", "203.0.113.7, 198.51.100.1")];
+        let page = app
+            .post_as(
+                &b,
+                "/en/forgot",
+                "/en/forgot",
+                &[("email", "x@example.com")],
+                &headers,
+            )
+            .await;
+        assert_eq!(page.status, 429);
+        // …another behind the same balancer is not (a forged first entry changes nothing).
+        let headers = [("x-forwarded-for", "203.0.113.7, 198.51.100.2")];
+        let page = app
+            .post_as(
+                &b,
+                "/en/forgot",
+                "/en/forgot",
+                &[("email", "y@example.com")],
+                &headers,
+            )
+            .await;
+        assert_eq!(page.location(), "/en/forgot?sent=1");
+        app.finish().await;
+    }
+
+    crate::on_both_databases!(address_limits_follow_the_forwarded_client);
+}

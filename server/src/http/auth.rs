@@ -43,10 +43,7 @@ pub async fn load_viewer(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let ip = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or_else(|| "unknown".to_owned(), |c| c.0.ip().to_string());
+    let ip = client_ip(&state, &req);
     req.extensions_mut().insert(ClientIp(ip));
     let (current, viewer) = match identify(&state, &session).await {
         Ok(found) => found,
@@ -95,6 +92,28 @@ async fn must_enrol(state: &AppState, current: &CurrentUser, path: &str) -> anyh
         backend::accounts::two_factor::required_by(&state.db, &m.organization_id).await?
             && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?,
     )
+}
+
+/// The client's address: behind a load balancer, the right-most entry of
+/// the header it appends (the only one a client cannot forge); otherwise
+/// the socket's peer. Per-address limits depend on getting this right.
+fn client_ip(state: &AppState, req: &Request) -> String {
+    let socket = || {
+        req.extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or_else(|| "unknown".to_owned(), |c| c.0.ip().to_string())
+    };
+    let Some(name) = state.config.client_ip_header.as_deref() else {
+        return socket();
+    };
+    req.headers()
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .rfind(|v| v.parse::<std::net::IpAddr>().is_ok())
+        .map_or_else(socket, str::to_owned)
 }
 
 /// Pages only a logged-in user may see, by language.
