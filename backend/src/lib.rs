@@ -13,6 +13,7 @@ pub mod latency;
 pub mod mail;
 pub mod organizations;
 pub mod rate_limit;
+pub mod sealing;
 pub mod sessions;
 pub mod staff;
 pub mod stock_watch;

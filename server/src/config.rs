@@ -56,6 +56,11 @@ pub struct Config {
         default_value = "GPU servers <noreply@localhost>"
     )]
     pub mail_from: String,
+    /// 64 hex characters (32 bytes) sealing secrets at rest, such as TOTP
+    /// keys; required in production (`openssl rand -hex 32`). Changing it
+    /// makes existing two-factor enrolments unreadable.
+    #[arg(long, env = "SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<Redacted>,
     /// Behind a load balancer: the header it sets with the client's address
     /// (`x-forwarded-for`); its right-most entry is used for per-address
     /// limits. Leave unset when clients connect directly.
@@ -104,6 +109,7 @@ impl Config {
             site_root: PathBuf::from("target/site"),
             smtp_url: None,
             client_ip_header: None,
+            secret_key: None,
             mail_from: "GPU servers <noreply@localhost>".to_owned(),
             log_filter: "warn".to_owned(),
         }

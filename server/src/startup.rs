@@ -29,6 +29,7 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 
 pub struct AppState {
     pub config: Config,
+    pub sealer: backend::sealing::Sealer,
     pub leptos_options: LeptosOptions,
     pub site_info: SiteInfo,
     pub db: Db,
@@ -83,8 +84,16 @@ impl Application {
             base_url: config.public_base_url.trim_end_matches('/').to_owned(),
             development: config.development(),
         };
+        let sealer = match (&config.secret_key, config.development()) {
+            (Some(key), _) => backend::sealing::Sealer::from_hex(key.expose())?,
+            (None, true) => backend::sealing::Sealer::development(),
+            (None, false) => anyhow::bail!(
+                "SECRET_KEY is required in production (64 hex characters: openssl rand -hex 32)"
+            ),
+        };
         let state = Arc::new(AppState {
             config: config.clone(),
+            sealer,
             leptos_options,
             site_info,
             db,

@@ -205,3 +205,27 @@ async fn latency_import_rejects_bad_files_whole(db: TestDb) {
     assert!(app.get("/en").await.body.contains("These are estimates"));
     app.finish().await;
 }
+
+/// Production refuses to start without a key for secrets at rest.
+#[tokio::test]
+async fn production_needs_a_secret_key() {
+    let dir = TempDir::new();
+    let mut config =
+        server::config::Config::for_database(&format!("sqlite:{}/gpu.db?mode=rwc", dir.path));
+    config.environment = server::config::Environment::Production;
+    let error = server::startup::Application::build(config.clone())
+        .await
+        .err()
+        .map(|e| format!("{e:#}"));
+    assert!(error
+        .unwrap_or_default()
+        .contains("SECRET_KEY is required in production"));
+    config.secret_key = Some(server::config::Redacted("zz".to_owned()));
+    let error = server::startup::Application::build(config.clone())
+        .await
+        .err()
+        .map(|e| format!("{e:#}"));
+    assert!(error.unwrap_or_default().contains("64 hex characters"));
+    config.secret_key = Some(server::config::Redacted("ab".repeat(32)));
+    assert!(server::startup::Application::build(config).await.is_ok());
+}

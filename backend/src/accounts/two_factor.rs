@@ -91,6 +91,7 @@ pub async fn confirm(
     user: &User,
     secret: &str,
     code: &str,
+    sealer: &crate::sealing::Sealer,
 ) -> Result<Vec<String>, TwoFactorError> {
     let now = clock.now();
     let step =
@@ -100,7 +101,7 @@ pub async fn confirm(
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut tx = db.pool.begin().await.context("starting 2FA enrolment")?;
     sqlx::query("update users set totp_secret = $1, totp_enabled_at = $2, totp_last_step = $3, updated_at = $2 where id = $4")
-        .bind(secret)
+        .bind(sealer.seal(secret)?)
         .bind(now)
         .bind(step)
         .bind(&user.id)
@@ -163,7 +164,13 @@ pub async fn is_enabled(db: &Db, user_id: &str) -> anyhow::Result<bool> {
 
 /// Checks a login code: a TOTP code not used before, or an unused recovery
 /// code (which is then spent).
-pub async fn verify(db: &Db, clock: &Clock, user: &User, code: &str) -> Result<(), TwoFactorError> {
+pub async fn verify(
+    db: &Db,
+    clock: &Clock,
+    sealer: &crate::sealing::Sealer,
+    user: &User,
+    code: &str,
+) -> Result<(), TwoFactorError> {
     let now = clock.now();
     let row =
         sqlx::query("select totp_secret from users where id = $1 and totp_enabled_at is not null")
@@ -172,7 +179,7 @@ pub async fn verify(db: &Db, clock: &Clock, user: &User, code: &str) -> Result<(
             .await
             .context("reading the TOTP secret")?
             .ok_or(TwoFactorError::BadCode)?;
-    let secret: String = row.try_get("totp_secret").context("secret")?;
+    let secret = sealer.open(&row.try_get::<String, _>("totp_secret").context("secret")?)?;
     if let Some(step) = matching_step(&totp(&secret, &user.email)?, code, now) {
         // Conditional on the step moving forward: a replayed code matches nothing.
         let done = sqlx::query(
@@ -210,6 +217,7 @@ pub async fn verify(db: &Db, clock: &Clock, user: &User, code: &str) -> Result<(
 pub async fn disable(
     db: &Db,
     clock: &Clock,
+    sealer: &crate::sealing::Sealer,
     user: &User,
     current_password: &str,
     code: &str,
@@ -222,7 +230,7 @@ pub async fn disable(
     if !password::verify(current_password.to_owned(), Some(hash)).await? {
         return Err(TwoFactorError::BadPassword);
     }
-    verify(db, clock, user, code).await?;
+    verify(db, clock, sealer, user, code).await?;
     let now = clock.now();
     let mut tx = db.pool.begin().await.context("starting to disable 2FA")?;
     sqlx::query("update users set totp_secret = null, totp_enabled_at = null, totp_last_step = null, updated_at = $1 where id = $2")

@@ -174,7 +174,16 @@ pub async fn confirm(
             .await
         }
     };
-    match two_factor::confirm(&state.db, &state.clock, &current.user, &pending, &form.code).await {
+    match two_factor::confirm(
+        &state.db,
+        &state.clock,
+        &current.user,
+        &pending,
+        &form.code,
+        &state.sealer,
+    )
+    .await
+    {
         Ok(codes) => {
             let _ = session.remove::<String>(PENDING_SECRET).await;
             parts.extensions.insert(TwoFactorView {
@@ -215,6 +224,7 @@ pub async fn disable(
     match two_factor::disable(
         &state.db,
         &state.clock,
+        &state.sealer,
         &current.user,
         &form.password,
         &form.code,
@@ -279,7 +289,7 @@ pub async fn login_code(
         Ok(None) => {}
         Err(error) => return render(&state, parts, refuse(failed(error))).await,
     }
-    match two_factor::verify(&state.db, &state.clock, &user, &form.code).await {
+    match two_factor::verify(&state.db, &state.clock, &state.sealer, &user, &form.code).await {
         Ok(()) => {
             let _ = session.remove::<String>(PENDING_USER).await;
             match start_login(&session, &user.id, now).await {
