@@ -13,7 +13,9 @@ CACHE="${GPU_CACHE_DIR:-$HOME/.cache/gpu-storefront}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 # cargo-leptos builds with this cfg in debug; cargo test and clippy use the
 # same flags so they share one set of compiled dependencies.
-export RUSTFLAGS="${RUSTFLAGS:---cfg erase_components}"
+# Set, not appended to: a different flag string means a second full set of
+# artifacts in the shared target directory.
+export RUSTFLAGS="--cfg erase_components"
 export PATH="$HOME/.cargo/bin:$CACHE/tools/node_modules/.bin:$PATH"
 mkdir -p "$CACHE/tools"
 

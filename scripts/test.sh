@@ -12,6 +12,12 @@ if ! command -v chromium >/dev/null || ! command -v psql >/dev/null || ! command
     chromium chromium-driver postgresql-client default-jre-headless >/dev/null
 fi
 
+# The shared target directory must not grow with every run (each clone's
+# path gives the workspace crates new artifacts): no incremental caches in
+# test runs, and this workspace's own artifacts rebuilt fresh each time.
+export CARGO_INCREMENTAL=0
+cargo clean -q -p server -p app -p backend -p domain -p frontend 2>/dev/null || true
+
 source scripts/postgres.sh
 trap pg_throwaway_stop EXIT
 
