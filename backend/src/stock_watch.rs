@@ -7,18 +7,15 @@
 //! is a plain rusqlite one: the pragma takes about a microsecond in process,
 //! while a query through sqlx's worker thread costs tens of microseconds in
 //! thread hand-offs, on every storefront request.
-//! PostgreSQL: every stock change notifies `PG_CHANNEL` in its transaction;
-//! a listener counts notifications. While the listener is disconnected every
-//! call returns a new token, so nothing stale is ever trusted.
+//! PostgreSQL: the `storefront_version` row, bumped in the transaction of
+//! every stock change, read with one small query per request. (LISTEN/NOTIFY
+//! was tried first: notifications arrive after the commit, and under load a
+//! request could still see the old stock.)
 
 use anyhow::Context;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use crate::{Backend, Db};
-
-pub const PG_CHANNEL: &str = "storefront_changed";
 
 pub struct StockWatch {
     kind: Kind,
@@ -26,12 +23,7 @@ pub struct StockWatch {
 
 enum Kind {
     Sqlite(Mutex<rusqlite::Connection>),
-    Postgres(Arc<PgState>),
-}
-
-struct PgState {
-    generation: AtomicU64,
-    connected: AtomicBool,
+    Postgres(Db),
 }
 
 impl StockWatch {
@@ -48,28 +40,14 @@ impl StockWatch {
                 .context("opening the stock watch connection")?;
                 Kind::Sqlite(Mutex::new(conn))
             }
-            Backend::Postgres => {
-                let mut listener = sqlx::postgres::PgListener::connect(db.url())
-                    .await
-                    .context("connecting the stock listener")?;
-                listener
-                    .listen(PG_CHANNEL)
-                    .await
-                    .context("listening for stock changes")?;
-                let state = Arc::new(PgState {
-                    generation: AtomicU64::new(1),
-                    connected: AtomicBool::new(true),
-                });
-                tokio::spawn(listen(listener, db.url().to_owned(), state.clone()));
-                Kind::Postgres(state)
-            }
+            Backend::Postgres => Kind::Postgres(db.clone()),
         };
         Ok(StockWatch { kind })
     }
 
     /// A value that changes whenever stock may have changed since the last
-    /// call. Read it *before* counting stock, so a change in between only
-    /// costs one extra count.
+    /// call, and only grows. Read it *before* counting stock, so a change in
+    /// between only costs one extra count.
     pub async fn token(&self) -> anyhow::Result<u64> {
         match &self.kind {
             Kind::Sqlite(conn) => {
@@ -81,48 +59,14 @@ impl StockWatch {
                     .context("reading the data version")?;
                 Ok(version as u64)
             }
-            Kind::Postgres(state) => {
-                if state.connected.load(Ordering::Acquire) {
-                    Ok(state.generation.load(Ordering::Acquire))
-                } else {
-                    Ok(state.generation.fetch_add(1, Ordering::AcqRel) + 1)
-                }
+            Kind::Postgres(db) => {
+                let version: i64 =
+                    sqlx::query_scalar("select version from storefront_version where id = 1")
+                        .fetch_one(&db.pool)
+                        .await
+                        .context("reading the storefront version")?;
+                Ok(version as u64)
             }
-        }
-    }
-}
-
-async fn listen(mut listener: sqlx::postgres::PgListener, url: String, state: Arc<PgState>) {
-    loop {
-        match listener.try_recv().await {
-            Ok(Some(_)) => {
-                state.generation.fetch_add(1, Ordering::AcqRel);
-            }
-            // The connection dropped and was re-established: notifications may
-            // have been lost, so assume a change.
-            Ok(None) => {
-                state.generation.fetch_add(1, Ordering::AcqRel);
-            }
-            Err(error) => {
-                state.connected.store(false, Ordering::Release);
-                tracing::warn!(%error, "stock listener lost its connection; reconnecting");
-                listener = reconnect(&url).await;
-                state.generation.fetch_add(1, Ordering::AcqRel);
-                state.connected.store(true, Ordering::Release);
-            }
-        }
-    }
-}
-
-async fn reconnect(url: &str) -> sqlx::postgres::PgListener {
-    loop {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        match sqlx::postgres::PgListener::connect(url).await {
-            Ok(mut listener) => match listener.listen(PG_CHANNEL).await {
-                Ok(()) => return listener,
-                Err(error) => tracing::warn!(%error, "stock listener could not listen"),
-            },
-            Err(error) => tracing::warn!(%error, "stock listener could not connect"),
         }
     }
 }

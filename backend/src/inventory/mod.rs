@@ -16,7 +16,7 @@ use domain::{PlanId, SiteCode};
 use sqlx::{Any, Row, Transaction};
 
 use crate::db::new_id;
-use crate::{Backend, Clock, Db};
+use crate::{Clock, Db};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryError {
@@ -209,19 +209,16 @@ async fn record_event(
     Ok(())
 }
 
-/// Tells every replica that stock may have changed. On PostgreSQL the
-/// notification is delivered at commit; SQLite replicas share one file and
-/// see the change through `pragma data_version` (see `stock_watch`).
+/// Tells every replica that stock may have changed: the version row moves
+/// in the same transaction, so the change and the signal commit together.
+/// (SQLite replicas also see any commit through `pragma data_version`.)
 pub(crate) async fn notify_stock_changed(
-    db: &Db,
+    _db: &Db,
     tx: &mut Transaction<'_, Any>,
 ) -> anyhow::Result<()> {
-    if db.backend == Backend::Postgres {
-        sqlx::query("select pg_notify($1, '')")
-            .bind(crate::stock_watch::PG_CHANNEL)
-            .execute(&mut **tx)
-            .await
-            .context("notifying stock change")?;
-    }
+    sqlx::query("update storefront_version set version = version + 1 where id = 1")
+        .execute(&mut **tx)
+        .await
+        .context("bumping the storefront version")?;
     Ok(())
 }
