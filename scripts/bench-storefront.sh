@@ -3,6 +3,8 @@
 # a static response, same machine, one run each (wrk, 2 threads, 64
 # connections). Also checks stock is still exact right after the load.
 #   bash scripts/bench-storefront.sh [seconds]
+# BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty schema or
+# database: the demo inventory is seeded on first start).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -13,7 +15,7 @@ cargo build --release -p server --bin server --example static_page
 BIN="$CARGO_TARGET_DIR/release/server"
 STATIC="$CARGO_TARGET_DIR/release/examples/static_page"
 TMP="$(mktemp -d)"
-export DATABASE_URL="sqlite:$TMP/gpu.db?mode=rwc" RUST_LOG=warn
+export DATABASE_URL="${BENCH_DATABASE_URL:-sqlite:$TMP/gpu.db?mode=rwc}" RUST_LOG=warn
 "$BIN" --listen-addr 127.0.0.1:3900 & APP=$!
 trap 'kill $APP ${STATIC_PID:-} 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3900/readyz >/dev/null && break; sleep 0.1; done
