@@ -59,6 +59,15 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/email") view=crate::portal::email::ConfirmEmailPage />
                 <Route path=path!("/:lang/staff/outbox") view=crate::portal::staff::OutboxPage />
                 <Route path=path!("/:lang/staff/audit") view=AuditPage />
+                <Route path=path!("/:lang/order") view=crate::portal::order::OrderPage />
+                <Route path=path!("/:lang/orders") view=crate::portal::orders::OrdersPage />
+                <Route path=path!("/:lang/orders/:id") view=crate::portal::orders::OrderDetailPage />
+                <Route path=path!("/:lang/servers") view=crate::portal::servers::ServersPage />
+                <Route path=path!("/:lang/servers/:id") view=crate::portal::servers::ServerDetailPage />
+                <Route path=path!("/:lang/keys") view=crate::portal::keys::KeysPage />
+                <Route path=path!("/:lang/alerts/unsubscribe") view=crate::portal::alerts::UnsubscribePage />
+                <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />
+                <Route path=path!("/:lang/staff/orders") view=crate::portal::inventory::StaffOrdersPage />
             </Routes>
         </Router>
     }

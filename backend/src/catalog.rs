@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use domain::money::Currency;
-use domain::{Catalog, Localized, Money, Plan, PlanId, Site, SiteCode};
+use domain::{Addon, Catalog, Localized, Money, Plan, PlanId, Site, SiteCode};
 use sqlx::Row;
 
 use crate::Db;
@@ -73,5 +73,59 @@ pub async fn load(db: &Db) -> anyhow::Result<Catalog> {
     })
     .collect::<anyhow::Result<Vec<_>>>()?;
 
-    Ok(Catalog { plans, sites })
+    let addons = load_addons(db).await?;
+    Ok(Catalog {
+        plans,
+        sites,
+        addons,
+    })
+}
+
+async fn load_addons(db: &Db) -> anyhow::Result<Vec<Addon>> {
+    let prices = sqlx::query(
+        "select addon_id, plan_id, monthly_price_cents, currency from addon_prices \
+         order by addon_id, plan_id",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("loading add-on prices")?;
+    let rows = sqlx::query(
+        "select id, name_zh, name_en, description_zh, description_en from addons order by position",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("loading add-ons")?;
+    rows.iter()
+        .map(|r| -> anyhow::Result<Addon> {
+            let id: String = r.try_get("id")?;
+            let prices = prices
+                .iter()
+                .filter(|p| p.try_get::<String, _>("addon_id").ok().as_deref() == Some(&id))
+                .map(|p| -> anyhow::Result<(PlanId, Money)> {
+                    let plan: String = p.try_get("plan_id")?;
+                    let currency: String = p.try_get("currency")?;
+                    Ok((
+                        PlanId::parse(&plan).with_context(|| format!("bad plan id {plan:?}"))?,
+                        Money {
+                            cents: p.try_get("monthly_price_cents")?,
+                            currency: Currency::parse(&currency)
+                                .with_context(|| format!("bad currency {currency:?}"))?,
+                        },
+                    ))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Addon {
+                id,
+                name: Localized::new(
+                    r.try_get::<String, _>("name_zh")?,
+                    r.try_get::<String, _>("name_en")?,
+                ),
+                description: Localized::new(
+                    r.try_get::<String, _>("description_zh")?,
+                    r.try_get::<String, _>("description_en")?,
+                ),
+                prices,
+            })
+        })
+        .collect()
 }

@@ -1,21 +1,28 @@
 //! Server-side capabilities: the database, the catalog, inventory and stock,
-//! probe latency. No HTML and no HTTP types live here; the app and the server
+//! probe latency, accounts, orders, servers, the fleet, billing and jobs. No HTML and no HTTP types live here; the app and the server
 //! call these functions and map their errors.
 
 pub mod accounts;
 pub mod audit;
+pub mod billing;
 pub mod catalog;
 pub mod clock;
 pub mod db;
 pub mod demo;
+pub mod fleet;
 pub mod inventory;
+pub mod jobs;
 pub mod latency;
 pub mod mail;
+pub mod orders;
 pub mod organizations;
 pub mod rate_limit;
 pub mod sealing;
+pub mod servers;
 pub mod sessions;
+pub mod ssh_keys;
 pub mod staff;
+pub mod stock_alerts;
 pub mod stock_watch;
 
 pub use clock::Clock;

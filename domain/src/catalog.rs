@@ -118,6 +118,24 @@ pub struct Site {
 pub struct Catalog {
     pub plans: Vec<Plan>,
     pub sites: Vec<Site>,
+    pub addons: Vec<Addon>,
+}
+
+/// An optional extra billed monthly with a server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Addon {
+    /// Stable id: `offsite-backup`, `os-hardening`.
+    pub id: String,
+    pub name: Localized,
+    pub description: Localized,
+    /// Monthly price ex VAT for each plan it can be added to.
+    pub prices: Vec<(PlanId, Money)>,
+}
+
+impl Addon {
+    pub fn price_for(&self, plan: &PlanId) -> Option<Money> {
+        self.prices.iter().find(|(p, _)| p == plan).map(|(_, m)| *m)
+    }
 }
 
 impl Catalog {
@@ -127,5 +145,9 @@ impl Catalog {
 
     pub fn site(&self, code: &str) -> Option<&Site> {
         self.sites.iter().find(|s| s.code.as_str() == code)
+    }
+
+    pub fn addon(&self, id: &str) -> Option<&Addon> {
+        self.addons.iter().find(|a| a.id == id)
     }
 }

@@ -6,11 +6,13 @@ pub mod catalog;
 pub mod lang;
 pub mod latency;
 pub mod money;
+pub mod order;
 pub mod stock;
 pub mod time;
 
-pub use catalog::{Catalog, Localized, Plan, PlanId, Site, SiteCode};
+pub use catalog::{Addon, Catalog, Localized, Plan, PlanId, Site, SiteCode};
 pub use lang::Lang;
 pub use latency::{LatencyRow, LatencySource};
 pub use money::Money;
+pub use order::{OsImage, Quote, VatTreatment};
 pub use stock::{StockLevel, StockSnapshot};

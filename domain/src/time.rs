@@ -93,6 +93,19 @@ pub fn parse_utc(raw: &str) -> Option<i64> {
     Some(days_from_civil(year, month, day) * 86_400 + seconds)
 }
 
+/// The same time of day `months` calendar months later; a day that the
+/// target month lacks (31 January + 1) becomes its last day (28/29 February),
+/// as monthly terms are billed.
+pub fn add_months(unix: i64, months: u32) -> i64 {
+    let days = unix.div_euclid(86_400);
+    let seconds = unix.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    let index = year * 12 + i64::from(month - 1) + i64::from(months);
+    let (year, month) = (index.div_euclid(12), (index.rem_euclid(12) + 1) as u32);
+    let day = day.min(days_in_month(year, month));
+    days_from_civil(year, month, day) * 86_400 + seconds
+}
+
 fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
@@ -118,5 +131,18 @@ mod tests {
         assert_eq!(parse_utc("2023-02-29"), None);
         assert_eq!(parse_utc("2026-13-01"), None);
         assert_eq!(parse_utc("yesterday"), None);
+    }
+
+    #[test]
+    fn monthly_terms_keep_the_day_or_end_the_month() {
+        let at = |s| parse_utc(s).unwrap_or_default();
+        assert_eq!(
+            add_months(at("2026-11-30T10:00:00Z"), 1),
+            at("2026-12-30T10:00:00Z")
+        );
+        assert_eq!(add_months(at("2026-12-15"), 1), at("2027-01-15"));
+        assert_eq!(add_months(at("2027-01-31"), 1), at("2027-02-28"));
+        assert_eq!(add_months(at("2028-01-31"), 1), at("2028-02-29"));
+        assert_eq!(add_months(at("2026-03-31"), 3), at("2026-06-30"));
     }
 }

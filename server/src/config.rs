@@ -66,6 +66,19 @@ pub struct Config {
     /// limits. Leave unset when clients connect directly.
     #[arg(long, env = "CLIENT_IP_HEADER")]
     pub client_ip_header: Option<String>,
+    /// Run background jobs (provisioning, power actions, hold expiry,
+    /// stock alerts) in this process. Every replica may run them; turn off
+    /// only for web-only replicas.
+    #[arg(long, env = "RUN_WORKERS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub run_workers: bool,
+    /// Simulated fleet: how long each provisioning step takes, in
+    /// milliseconds (six steps per server).
+    #[arg(long, env = "FLEET_DEV_STEP_MS", default_value_t = 1500)]
+    pub fleet_dev_step_ms: u64,
+    /// Simulated fleet: host names whose disks fail while erasing, to watch
+    /// a server move to another host (comma-separated).
+    #[arg(long, env = "FLEET_DEV_FAULTY_HOSTS", value_delimiter = ',')]
+    pub fleet_dev_faulty_hosts: Vec<String>,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
@@ -112,6 +125,9 @@ impl Config {
             secret_key: None,
             mail_from: "GPU servers <noreply@localhost>".to_owned(),
             log_filter: "warn".to_owned(),
+            run_workers: true,
+            fleet_dev_step_ms: 10,
+            fleet_dev_faulty_hosts: Vec::new(),
         }
     }
 

@@ -10,3 +10,4 @@ pub mod metrics;
 pub mod ops;
 pub mod startup;
 pub mod telemetry;
+pub mod worker;

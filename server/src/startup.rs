@@ -21,7 +21,8 @@ use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
 use crate::http::{
-    auth, headers, health, lang, members, page_cache, portal, seo, staff, two_factor,
+    alerts, auth, headers, health, inventory, keys, lang, members, orders, page_cache, portal, seo,
+    servers, staff, two_factor,
 };
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub facts: FactsCache,
     pub pages: page_cache::PageCache,
     pub metrics: Metrics,
+    /// How orders are paid: offline invoices by default.
+    pub billing: Arc<dyn backend::billing::Billing>,
 }
 
 pub struct Application {
@@ -101,7 +104,22 @@ impl Application {
             facts,
             pages: page_cache::PageCache::default(),
             metrics: Metrics::new(),
+            billing: Arc::new(backend::billing::InvoiceBilling),
         });
+        if config.run_workers {
+            let fleet = backend::fleet::dev::DevFleet::new(
+                Duration::from_millis(config.fleet_dev_step_ms),
+                config.fleet_dev_faulty_hosts.iter().cloned(),
+            );
+            let runner = backend::servers::provisioning::Runner {
+                db: state.db.clone(),
+                clock: state.clock.clone(),
+                fleet: Arc::new(fleet),
+                sealer: state.sealer.clone(),
+                owner: format!("worker-{}", backend::db::new_id()),
+            };
+            crate::worker::spawn(state.clone(), runner);
+        }
         let router = router(state.clone());
         let listener = TcpListener::bind(config.listen_addr)
             .await
@@ -170,6 +188,21 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/account/email"),
     ("POST", "/{lang}/email"),
     ("POST", "/{lang}/account/delete"),
+    ("GET", "/{lang}/order"),
+    ("POST", "/{lang}/order"),
+    ("GET", "/{lang}/orders"),
+    ("GET", "/{lang}/orders/{id}"),
+    ("GET", "/{lang}/servers"),
+    ("GET", "/{lang}/servers/{id}"),
+    ("GET", "/{lang}/servers/{id}/progress"),
+    ("POST", "/{lang}/servers/{id}/{action}"),
+    ("GET", "/{lang}/keys"),
+    ("POST", "/{lang}/keys/{action}"),
+    ("POST", "/{lang}/alerts"),
+    ("POST", "/{lang}/alerts/unsubscribe"),
+    ("GET", "/{lang}/staff/hosts"),
+    ("POST", "/{lang}/staff/hosts/{action}"),
+    ("GET", "/{lang}/staff/orders"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -197,6 +230,21 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/account/email") => post(portal::change_email),
         ("POST", "/{lang}/email") => post(portal::confirm_email),
         ("POST", "/{lang}/account/delete") => post(portal::delete_account),
+        ("GET", "/{lang}/order") => get(orders::order_page),
+        ("POST", "/{lang}/order") => post(orders::order_post),
+        ("GET", "/{lang}/orders") => get(orders::orders_page),
+        ("GET", "/{lang}/orders/{id}") => get(orders::order_detail),
+        ("GET", "/{lang}/servers") => get(servers::servers_page),
+        ("GET", "/{lang}/servers/{id}") => get(servers::server_page),
+        ("GET", "/{lang}/servers/{id}/progress") => get(servers::server_progress),
+        ("POST", "/{lang}/servers/{id}/{action}") => post(servers::server_post),
+        ("GET", "/{lang}/keys") => get(keys::keys_page),
+        ("POST", "/{lang}/keys/{action}") => post(keys::keys_post),
+        ("POST", "/{lang}/alerts") => post(alerts::subscribe),
+        ("POST", "/{lang}/alerts/unsubscribe") => post(alerts::unsubscribe),
+        ("GET", "/{lang}/staff/hosts") => get(inventory::hosts_page),
+        ("POST", "/{lang}/staff/hosts/{action}") => post(inventory::hosts_post),
+        ("GET", "/{lang}/staff/orders") => get(inventory::staff_orders_page),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }

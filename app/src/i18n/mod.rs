@@ -5,6 +5,9 @@
 pub mod content;
 mod content_en;
 mod content_zh;
+pub mod orders;
+mod orders_en;
+mod orders_zh;
 pub mod portal;
 mod portal_en;
 mod portal_zh;
@@ -32,5 +35,12 @@ pub fn portal(lang: Lang) -> &'static portal::Portal {
     match lang {
         Lang::Zh => &portal_zh::PORTAL_ZH,
         Lang::En => &portal_en::PORTAL_EN,
+    }
+}
+
+pub fn orders(lang: Lang) -> &'static orders::Orders {
+    match lang {
+        Lang::Zh => &orders_zh::ORDERS_ZH,
+        Lang::En => &orders_en::ORDERS_EN,
     }
 }

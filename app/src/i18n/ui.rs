@@ -77,6 +77,7 @@ pub struct Ui {
     pub configure_choose_site: &'static str,
     pub configure_bad_choice: &'static str,
     pub configure_next_step: &'static str,
+    pub configure_order: &'static str,
     pub back_to_plans: &'static str,
 
     pub not_found_title: &'static str,

@@ -74,7 +74,8 @@ pub static UI_EN: Ui = Ui {
     configure_no_stock_anywhere: "This plan is sold out at every site right now.",
     configure_choose_site: "Choose a site to see its stock.",
     configure_bad_choice: "That plan or site doesn’t exist. Please choose again.",
-    configure_next_step: "Next you sign in to place the order and pay; until then this page shows the price and live stock of your choice.",
+    configure_next_step: "Next you choose the server’s name, operating system, SSH keys and add-ons, and see the total with VAT before you order. You’ll log in or sign up first.",
+    configure_order: "Continue to order",
     back_to_plans: "Back to plans",
 
     not_found_title: "Page not found",

@@ -74,7 +74,8 @@ pub static UI_ZH: Ui = Ui {
     configure_no_stock_anywhere: "该方案目前在所有站点均已售罄。",
     configure_choose_site: "请选择一个站点以查看库存。",
     configure_bad_choice: "您选择的方案或站点不存在，请重新选择。",
-    configure_next_step: "下一步是登录后下单并付款；在此之前，本页显示您所选配置的价格和实时库存。",
+    configure_next_step: "下一步选择服务器名称、操作系统、SSH 密钥和附加服务，下单前可看到含增值税的合计。需要先登录或注册。",
+    configure_order: "继续下单",
     back_to_plans: "返回方案列表",
 
     not_found_title: "页面不存在",

@@ -4,12 +4,19 @@
 //! or this page again with the error and what was typed.
 
 pub mod account;
+pub mod alerts;
 pub mod audit;
 pub mod email;
 pub mod forms;
+pub mod inventory;
+pub mod keys;
 pub mod login;
 pub mod members;
+pub mod nav;
+pub mod order;
+pub mod orders;
 pub mod recovery;
+pub mod servers;
 pub mod signup;
 pub mod staff;
 pub mod two_factor;
@@ -80,11 +87,23 @@ pub enum FormError {
     /// A rate limit on mail we send: seconds until another is allowed.
     TooMany(i64),
     Unavailable,
+    ServerName,
+    Choice,
+    SshKey,
+    Country,
+    SoldOut,
+    Busy,
+    Confirm,
+    UnknownHost,
+    HostTransition,
+    HostCount,
+    OrderFormExpired,
 }
 
 impl FormError {
     pub fn message(self, lang: Lang) -> String {
         let p = portal(lang);
+        let o = crate::i18n::orders(lang);
         match self {
             FormError::InvalidEmail => p.err_email.to_owned(),
             FormError::InvalidName => p.err_name.to_owned(),
@@ -107,6 +126,17 @@ impl FormError {
             FormError::BadCode => p.err_code.to_owned(),
             FormError::TooMany(secs) => (p.err_too_many)(((secs + 59) / 60).max(1)),
             FormError::Unavailable => p.err_unavailable.to_owned(),
+            FormError::ServerName => o.err_server_name.to_owned(),
+            FormError::Choice => o.err_choice.to_owned(),
+            FormError::SshKey => o.err_ssh_key.to_owned(),
+            FormError::Country => o.err_country.to_owned(),
+            FormError::SoldOut => o.err_sold_out.to_owned(),
+            FormError::Busy => o.err_busy.to_owned(),
+            FormError::Confirm => o.err_confirm.to_owned(),
+            FormError::UnknownHost => o.err_host.to_owned(),
+            FormError::HostTransition => o.err_transition.to_owned(),
+            FormError::HostCount => o.err_count.to_owned(),
+            FormError::OrderFormExpired => o.err_form_expired.to_owned(),
         }
     }
 
@@ -114,7 +144,8 @@ impl FormError {
         match self {
             FormError::BadCredentials | FormError::WrongCurrentPassword | FormError::BadCode => 401,
             FormError::NotVerified | FormError::Forbidden | FormError::WrongAccount => 403,
-            FormError::NotMember => 404,
+            FormError::NotMember | FormError::UnknownHost => 404,
+            FormError::SoldOut | FormError::Busy | FormError::HostTransition => 409,
             FormError::AlreadyMember | FormError::LastOwner | FormError::OnlyOrganization => 409,
             FormError::Throttled(_) | FormError::TooMany(_) => 429,
             FormError::Unavailable => 503,

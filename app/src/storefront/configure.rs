@@ -207,8 +207,32 @@ fn Summary(
                     })}
             </dl>
             <p class="notes">{t.vat_note}" "{t.configure_term}</p>
-            {(!sold_out_here && site.is_some()).then(|| view! { <p>{t.configure_next_step}</p> })}
+            {(!sold_out_here && site.is_some())
+                .then(|| {
+                    let order = href(
+                        lang,
+                        &format!("/order?plan={}&site={}", plan.id, site.as_ref().map(|s| s.code.to_string()).unwrap_or_default()),
+                    );
+                    view! {
+                        <p>{t.configure_next_step}</p>
+                        <p><a class="button" href=order data-testid="order-link">{t.configure_order}</a></p>
+                    }
+                })}
             {alternatives}
+            {sold_out_here
+                .then(|| {
+                    let o = crate::i18n::orders(lang);
+                    let site_code = site.as_ref().map(|s| s.code.to_string()).unwrap_or_default();
+                    let done = crate::portal::query("alert").map(|_| o.alert_set);
+                    view! {
+                        <div class="alert-offer">
+                            <h3>{o.alert_title}</h3>
+                            <crate::portal::forms::FormErrorNotice lang />
+                            <crate::portal::forms::Notice text=done />
+                            <crate::portal::alerts::AlertForm lang plan=plan.id.to_string() site=site_code />
+                        </div>
+                    }
+                })}
             <StockReadAt lang />
         </div>
     }

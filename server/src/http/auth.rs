@@ -120,7 +120,9 @@ fn client_ip(state: &AppState, req: &Request) -> String {
 fn protected(path: &str) -> Option<domain::Lang> {
     let lang = app::context::lang_of_path(path)?;
     let rest = &path[3..];
-    let private = ["/account", "/members", "/audit", "/staff"];
+    let private = [
+        "/account", "/members", "/audit", "/staff", "/order", "/orders", "/servers", "/keys",
+    ];
     private
         .iter()
         .any(|p| rest == *p || rest.starts_with(&format!("{p}/")))

@@ -4,7 +4,7 @@
 
 use app::portal::audit::AuditView;
 use app::portal::members::{MemberRow, MembersView};
-use app::portal::{Denied, FormError, FormFeedback, Viewer};
+use app::portal::{FormError, FormFeedback, Viewer};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
@@ -17,6 +17,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+use super::access::denied;
 use super::auth::{same_origin, CurrentUser, ORGANIZATION};
 use super::portal::render;
 use crate::startup::AppState;
@@ -45,13 +46,6 @@ fn owner(current: &CurrentUser) -> Option<&Membership> {
         .membership
         .as_ref()
         .filter(|m| m.role == Role::Owner && !current.user.is_staff)
-}
-
-async fn denied(state: &AppState, mut parts: Parts) -> Response {
-    parts.extensions.insert(Denied);
-    let mut response = render(state, parts, FormFeedback::default()).await;
-    *response.status_mut() = StatusCode::FORBIDDEN;
-    response
 }
 
 async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result<MembersView> {

@@ -2,37 +2,17 @@
 
 use app::portal::audit::AuditView;
 use app::portal::staff::{OutboxView, StaffView};
-use app::portal::{Denied, FormError, FormFeedback};
+use app::portal::FormFeedback;
 use axum::extract::State;
 use axum::response::Response;
 use axum::Extension;
 use http::request::Parts;
-use http::StatusCode;
 use std::sync::Arc;
 
+use super::access::{denied, unavailable};
 use super::auth::CurrentUser;
 use super::portal::render;
 use crate::startup::AppState;
-
-async fn denied(state: &AppState, mut parts: Parts) -> Response {
-    parts.extensions.insert(Denied);
-    let mut response = render(state, parts, FormFeedback::default()).await;
-    *response.status_mut() = StatusCode::FORBIDDEN;
-    response
-}
-
-async fn unavailable(state: &AppState, parts: Parts, error: anyhow::Error) -> Response {
-    tracing::error!(error = %format!("{error:#}"), "loading a staff page failed");
-    render(
-        state,
-        parts,
-        FormFeedback {
-            error: Some(FormError::Unavailable),
-            values: Vec::new(),
-        },
-    )
-    .await
-}
 
 pub async fn staff_page(
     State(state): State<Arc<AppState>>,

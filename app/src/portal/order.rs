@@ -1,0 +1,351 @@
+//! The order form: name, image, SSH keys, add-ons and billing country for a
+//! plan at a site, with a summary that states the monthly price ex VAT, the
+//! VAT and the total. "Update summary" and "Place order" are two buttons of
+//! one POST form, so it all works without JavaScript.
+
+use domain::order::{Country, COUNTRIES};
+use domain::{Lang, Money, OsImage, Plan, Quote, Site};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::forms::{CsrfField, FormErrorNotice};
+use super::from_parts;
+use crate::context::use_facts;
+use crate::i18n::{content, orders, ui};
+use crate::shell::route_lang;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+use crate::storefront::plans::gpu_text;
+use crate::storefront::stock::StockBadge;
+use crate::storefront::{configure_rest, href};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct OrderFormView {
+    pub plan: String,
+    pub site: String,
+    pub name: String,
+    pub image: String,
+    pub addons: Vec<String>,
+    pub key_ids: Vec<String>,
+    pub new_key: String,
+    pub country: String,
+    /// The user's saved keys: (id, name, fingerprint).
+    pub keys: Vec<(String, String, String)>,
+    /// Present once a billing country is chosen.
+    pub quote: Option<Quote>,
+    /// Plan and add-ons ex VAT, shown before a country is chosen.
+    pub net: Option<Money>,
+    /// Sent back with the order: a retried submit finds the same order.
+    pub idempotency_key: String,
+    /// After a sold-out refusal: the sites that still have the plan.
+    pub sold_out: Option<Vec<String>>,
+    pub email: String,
+}
+
+/// The "who should not buy" points that apply to a plan.
+pub fn not_for_ids(plan: &str) -> &'static [&'static str] {
+    match plan {
+        "g-l40s-x2" => &[
+            "from-scratch",
+            "per-second",
+            "wont-fit",
+            "fp64",
+            "managed-stack",
+        ],
+        _ => &["per-second", "wont-fit", "fp64", "managed-stack"],
+    }
+}
+
+#[component]
+pub fn OrderPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/order" /> }.into_any();
+    }
+    let (Some(form), Some(facts)) = (from_parts::<OrderFormView>(), use_facts()) else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let (Some(plan), Some(site)) = (
+        facts.catalog.plan(&form.plan).cloned(),
+        facts.catalog.site(&form.site).cloned(),
+    ) else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let o = orders(lang);
+    let t = ui(lang);
+    let level = facts.stock.level(&site.code, &plan.id);
+    let rest = format!("/order?plan={}&site={}", plan.id, site.code);
+    let sold_out = form.sold_out.clone().map(|sites| {
+        view! { <SoldOut lang plan=plan.clone() sites email=form.email.clone() site=site.clone() /> }
+    });
+    view! {
+        <Page lang title=(o.order_title)(&plan.name) description=o.order_intro.to_owned() rest noindex=true>
+            <section class="section portal-form wide order" aria-labelledby="order-title">
+                <h1 id="order-title">{(o.order_title)(&plan.name)}</h1>
+                <p class="lead">{o.order_intro}</p>
+                <FormErrorNotice lang />
+                {sold_out}
+                <p class="choice-line">
+                    <strong>{plan.name.clone()}</strong>
+                    {format!(
+                        " · {} · {} {} · {} GB · {} TB NVMe · {} ({}) ",
+                        gpu_text(&plan),
+                        plan.dedicated_cores,
+                        t.col_cores,
+                        plan.memory_gb,
+                        plan.nvme_tb,
+                        site.city.get(lang),
+                        site.country.get(lang),
+                    )}
+                    <StockBadge level lang />
+                    " "
+                    <a href=href(lang, &configure_rest(plan.id.as_str(), Some(site.code.as_str())))>{o.order_change_choice}</a>
+                </p>
+                <form method="post" action=href(lang, "/order") class="order-form">
+                    <CsrfField />
+                    <input type="hidden" name="plan" value=plan.id.to_string() />
+                    <input type="hidden" name="site" value=site.code.to_string() />
+                    <input type="hidden" name="idempotency_key" value=form.idempotency_key.clone() />
+                    <div class="field">
+                        <label for="name">{o.order_name}</label>
+                        <input id="name" name="name" value=form.name.clone() required maxlength="63" autocomplete="off" aria-describedby="name-hint" />
+                        <p class="hint" id="name-hint">{o.order_name_hint}</p>
+                    </div>
+                    <ImageChoice lang selected=form.image.clone() />
+                    <KeyChoice lang form=form.clone() />
+                    <AddonChoice lang plan=plan.clone() selected=form.addons.clone() />
+                    <CountryChoice lang selected=form.country.clone() />
+                    <Summary lang plan=plan.clone() form=form.clone() />
+                    <NotFor lang plan=plan.id.to_string() />
+                    <p class="notes">{o.order_hold_note}</p>
+                    <div class="actions">
+                        <button type="submit" name="intent" value="update" class="secondary" formnovalidate>{o.order_recalculate}</button>
+                        <button type="submit" name="intent" value="place" data-testid="place-order">{o.order_submit}</button>
+                    </div>
+                </form>
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+#[component]
+fn ImageChoice(lang: Lang, selected: String) -> impl IntoView {
+    let o = orders(lang);
+    let options = OsImage::ALL
+        .into_iter()
+        .map(|image| {
+            let label = match image {
+                OsImage::Rescue => o.image_rescue,
+                other => other.product_name(),
+            };
+            let id = format!("image-{}", image.as_str());
+            let label_for = id.clone();
+            view! {
+                <label class="option" for=label_for>
+                    <input type="radio" id=id name="image" value=image.as_str() checked=selected == image.as_str() />
+                    " "{label}
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class="field">
+            <legend>{o.order_image}</legend>
+            {options}
+        </fieldset>
+    }
+}
+
+#[component]
+fn KeyChoice(lang: Lang, form: OrderFormView) -> impl IntoView {
+    let o = orders(lang);
+    let saved = form
+        .keys
+        .iter()
+        .map(|(id, name, fingerprint)| {
+            let input_id = format!("key-{id}");
+            let label_for = input_id.clone();
+            view! {
+                <label class="option" for=label_for>
+                    <input type="checkbox" id=input_id name="keys" value=id.clone() checked=form.key_ids.contains(id) />
+                    " "{name.clone()}" "<code class="fingerprint">{fingerprint.clone()}</code>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class="field">
+            <legend>{o.order_keys}</legend>
+            <p class="hint">{o.order_keys_hint}</p>
+            {saved}
+            <label for="new_key">{o.order_new_key}</label>
+            <textarea id="new_key" name="new_key" rows="3" spellcheck="false" aria-describedby="new-key-hint">{form.new_key.clone()}</textarea>
+            <p class="hint" id="new-key-hint">{o.order_new_key_hint}</p>
+        </fieldset>
+    }
+}
+
+#[component]
+fn AddonChoice(lang: Lang, plan: Plan, selected: Vec<String>) -> impl IntoView {
+    let o = orders(lang);
+    let t = ui(lang);
+    let facts = use_facts();
+    let options = facts
+        .map(|f| f.catalog.addons.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|addon| {
+            let price = addon.price_for(&plan.id)?;
+            let id = format!("addon-{}", addon.id);
+            let label_for = id.clone();
+            Some(view! {
+                <label class="option" for=label_for>
+                    <input type="checkbox" id=id name="addons" value=addon.id.clone() checked=selected.contains(&addon.id) />
+                    " "<strong>{addon.name.get(lang).to_owned()}</strong>
+                    {format!(" · {} {}", price.format(lang), t.per_month)}
+                    <span class="hint">{addon.description.get(lang).to_owned()}</span>
+                </label>
+            })
+        })
+        .collect_view();
+    view! {
+        <fieldset class="field">
+            <legend>{o.order_addons}</legend>
+            {options}
+        </fieldset>
+    }
+}
+
+fn country_name(lang: Lang, c: &Country) -> &'static str {
+    match lang {
+        Lang::Zh => c.zh,
+        Lang::En => c.en,
+    }
+}
+
+#[component]
+fn CountryChoice(lang: Lang, selected: String) -> impl IntoView {
+    let o = orders(lang);
+    let group = |eu: bool| {
+        COUNTRIES
+            .iter()
+            .filter(|c| c.eu == eu)
+            .map(|c| view! { <option value=c.code selected=selected == c.code>{country_name(lang, c)}</option> })
+            .collect_view()
+    };
+    view! {
+        <div class="field">
+            <label for="country">{o.order_country}</label>
+            <select id="country" name="country" aria-describedby="country-hint">
+                <option value="" selected=selected.is_empty()>{o.order_country_choose}</option>
+                <optgroup label=o.order_eu>{group(true)}</optgroup>
+                <optgroup label=o.order_non_eu>{group(false)}</optgroup>
+            </select>
+            <p class="hint" id="country-hint">{o.order_country_hint}</p>
+        </div>
+    }
+}
+
+#[component]
+fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
+    let o = orders(lang);
+    let t = ui(lang);
+    let facts = use_facts();
+    let addon_name = move |id: &str| {
+        facts
+            .as_ref()
+            .and_then(|f| f.catalog.addon(id).map(|a| a.name.get(lang).to_owned()))
+            .unwrap_or_else(|| id.to_owned())
+    };
+    let lines = form
+        .quote
+        .as_ref()
+        .map(|q| q.addons.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(id, price)| view! { <dt>{addon_name(&id)}</dt><dd>{price.format(lang)}</dd> })
+        .collect_view();
+    let totals = match &form.quote {
+        Some(q) => {
+            let vat_label = match q.vat_treatment {
+                domain::VatTreatment::Charged { rate_bp } => (o.sum_vat)(rate_bp),
+                domain::VatTreatment::OutsideEu => o.sum_vat_outside.to_owned(),
+            };
+            view! {
+                <dt>{o.sum_net}</dt><dd>{q.net.format(lang)}</dd>
+                <dt>{vat_label}</dt><dd>{q.vat.format(lang)}</dd>
+                <dt class="total">{o.sum_total}</dt><dd class="total" data-testid="order-total">{q.total.format(lang)}</dd>
+            }
+            .into_any()
+        }
+        None => view! {
+            <dt>{o.sum_net}</dt><dd>{form.net.unwrap_or(plan.monthly_price).format(lang)}</dd>
+            <dt>{o.sum_total}</dt><dd>{o.sum_choose_country}</dd>
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="summary" id="order-summary">
+            <h2>{o.order_summary}</h2>
+            <dl>
+                <dt>{plan.name.clone()}</dt>
+                <dd>{plan.monthly_price.format(lang)}" "{t.per_month}</dd>
+                {lines}
+                {totals}
+            </dl>
+            <p class="notes">{o.sum_term}</p>
+        </div>
+    }
+}
+
+#[component]
+fn NotFor(lang: Lang, plan: String) -> impl IntoView {
+    let c = content(lang);
+    let ids = not_for_ids(&plan);
+    let items = c
+        .not_for
+        .iter()
+        .filter(|n| ids.contains(&n.id))
+        .map(|n| view! { <li data-not-for=n.id><strong>{n.title}</strong>" "{n.body}</li> })
+        .collect_view();
+    view! {
+        <div class="not-for">
+            <h2>{orders(lang).order_not_for_title}</h2>
+            <ul>{items}</ul>
+        </div>
+    }
+}
+
+/// Sold out at the last moment: the sites that still have the plan, and
+/// an alert for this one.
+#[component]
+fn SoldOut(lang: Lang, plan: Plan, site: Site, sites: Vec<String>, email: String) -> impl IntoView {
+    let t = ui(lang);
+    let o = orders(lang);
+    let facts = use_facts();
+    let links = sites
+        .iter()
+        .filter_map(|code| facts.as_ref()?.catalog.site(code).cloned())
+        .map(|s| {
+            view! {
+                <li data-site=s.code.to_string()>
+                    <a href=href(lang, &format!("/order?plan={}&site={}", plan.id, s.code))>{s.city.get(lang).to_owned()}</a>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="alternatives" data-testid="sold-out">
+            {if sites.is_empty() {
+                view! { <p>{t.configure_no_stock_anywhere}</p> }.into_any()
+            } else {
+                view! { <p>{t.configure_try_sites}</p><ul class="site-list">{links}</ul> }.into_any()
+            }}
+            <p>{o.order_alert_offer}</p>
+            <super::alerts::AlertForm lang plan=plan.id.to_string() site=site.code.to_string() email />
+        </div>
+    }
+}

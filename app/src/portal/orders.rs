@@ -1,0 +1,227 @@
+//! The organization's orders: a list and one order's detail. Owners and
+//! billing members see the amounts; technical members see the orders they
+//! placed, without amounts.
+
+use domain::{Lang, Money};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::forms::Notice;
+use super::from_parts;
+use super::nav::PortalNav;
+use crate::context::use_facts;
+use crate::i18n::orders;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OrderRow {
+    pub id: String,
+    pub plan_id: String,
+    pub site_code: String,
+    pub server_name: String,
+    pub os_image: String,
+    pub addons: Vec<String>,
+    pub state: String,
+    pub failure: Option<String>,
+    pub placed_by: String,
+    pub created_at: i64,
+    pub server_id: Option<String>,
+    /// Only for viewers who may see money.
+    pub amounts: Option<OrderAmounts>,
+    /// Staff lists: the organization's name.
+    pub organization: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OrderAmounts {
+    pub plan: Money,
+    pub addons: Money,
+    pub vat_rate_bp: i64,
+    pub vat: Money,
+    pub total: Money,
+    pub billing_country: String,
+    pub billing_method: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct OrdersView {
+    pub rows: Vec<OrderRow>,
+    /// The viewer sees only their own orders.
+    pub own_only: bool,
+}
+
+fn plan_name(plan_id: &str) -> String {
+    use_facts()
+        .and_then(|f| f.catalog.plan(plan_id).map(|p| p.name.clone()))
+        .unwrap_or_else(|| plan_id.to_owned())
+}
+
+fn site_name(lang: Lang, code: &str) -> String {
+    use_facts()
+        .and_then(|f| f.catalog.site(code).map(|s| s.city.get(lang).to_owned()))
+        .unwrap_or_else(|| code.to_owned())
+}
+
+/// One order row, shared by the organization's list and the staff list.
+#[component]
+pub fn OrderTableRow(lang: Lang, row: OrderRow, money: bool) -> impl IntoView {
+    let o = orders(lang);
+    let total = row
+        .amounts
+        .as_ref()
+        .map(|a| a.total.format(lang))
+        .unwrap_or_default();
+    view! {
+        <tr data-order=row.id.clone() data-state=row.state.clone()>
+            <td><time datetime=domain::time::format_iso(row.created_at)>{domain::time::format_datetime(row.created_at)}</time></td>
+            {row.organization.clone().map(|org| view! { <td>{org}</td> })}
+            <th scope="row"><a href=href(lang, &format!("/orders/{}", row.id))>{row.server_name.clone()}</a></th>
+            <td>{format!("{} · {}", plan_name(&row.plan_id), site_name(lang, &row.site_code))}</td>
+            <td>{(o.order_state)(&row.state)}</td>
+            <td>{row.placed_by.clone()}</td>
+            {money.then(|| view! { <td class="num">{total}</td> })}
+        </tr>
+    }
+}
+
+#[component]
+pub fn OrdersPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/orders" /> }.into_any();
+    }
+    let Some(view) = from_parts::<OrdersView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let o = orders(lang);
+    let money = !view.own_only;
+    let empty = view.rows.is_empty();
+    let rows = view
+        .rows
+        .into_iter()
+        .map(|row| view! { <OrderTableRow lang row money /> })
+        .collect_view();
+    view! {
+        <Page lang title=o.orders_title.to_owned() description=o.orders_title.to_owned() rest="/orders".to_owned() noindex=true>
+            <section class="section portal-form wide" aria-labelledby="orders-title">
+                <PortalNav lang />
+                <h1 id="orders-title">{o.orders_title}</h1>
+                {view.own_only.then(|| view! { <p class="hint">{o.orders_own_note}</p> })}
+                {if empty {
+                    view! { <p>{o.orders_empty}</p> }.into_any()
+                } else {
+                    view! {
+                        <div class="table-scroll" role="region" tabindex="0" aria-label=o.orders_title>
+                            <table class="orders">
+                                <thead>
+                                    <tr>
+                                        <th scope="col">{o.orders_placed}</th>
+                                        <th scope="col">{o.orders_server}</th>
+                                        <th scope="col">{crate::i18n::ui(lang).configure_plan}</th>
+                                        <th scope="col">{o.orders_state}</th>
+                                        <th scope="col">{o.orders_by}</th>
+                                        {money.then(|| view! { <th scope="col" class="num">{o.orders_total}</th> })}
+                                    </tr>
+                                </thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        </div>
+                    }
+                    .into_any()
+                }}
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OrderDetailView {
+    pub order: OrderRow,
+    /// The viewer may open the server (owners and technical members).
+    pub can_open_server: bool,
+}
+
+#[component]
+pub fn OrderDetailPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let Some(view) = from_parts::<OrderDetailView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let o = orders(lang);
+    let t = crate::i18n::ui(lang);
+    let order = view.order;
+    let addons = if order.addons.is_empty() {
+        o.server_none.to_owned()
+    } else {
+        let facts = use_facts();
+        order
+            .addons
+            .iter()
+            .map(|id| {
+                facts
+                    .as_ref()
+                    .and_then(|f| f.catalog.addon(id).map(|a| a.name.get(lang).to_owned()))
+                    .unwrap_or_else(|| id.clone())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let image = domain::OsImage::parse(&order.os_image).map_or("", |i| match i {
+        domain::OsImage::Rescue => o.image_rescue,
+        other => other.product_name(),
+    });
+    let amounts = order.amounts.clone().map(|a| {
+        let vat_label = if a.vat_rate_bp > 0 {
+            (o.sum_vat)(a.vat_rate_bp)
+        } else {
+            o.sum_vat_outside.to_owned()
+        };
+        view! {
+            <dt>{o.order_billing}</dt><dd>{o.billing_invoice}{format!(" · {}", a.billing_country)}</dd>
+            <dt>{o.sum_net}</dt><dd>{Money { cents: a.plan.cents + a.addons.cents, ..a.plan }.format(lang)}</dd>
+            <dt>{vat_label}</dt><dd>{a.vat.format(lang)}</dd>
+            <dt>{o.sum_total}</dt><dd data-testid="order-total">{a.total.format(lang)}</dd>
+        }
+    });
+    let server_link = order
+        .server_id
+        .clone()
+        .filter(|_| view.can_open_server && order.state != "failed")
+        .map(|id| view! { <p><a href=href(lang, &format!("/servers/{id}")) class="button">{o.order_view_server}</a></p> });
+    let failure = order
+        .failure
+        .as_deref()
+        .map(|f| view! { <p class="notice notice-error">{(o.order_failure)(f)}</p> });
+    let placed = super::query("placed").map(|_| o.order_placed_notice);
+    view! {
+        <Page lang title=o.order_detail_title.to_owned() description=o.order_detail_title.to_owned() rest=format!("/orders/{}", order.id) noindex=true>
+            <section class="section portal-form wide" aria-labelledby="order-title">
+                <PortalNav lang />
+                <h1 id="order-title">{format!("{} {}", o.order_detail_title, order.server_name)}</h1>
+                <Notice text=placed />
+                {failure}
+                <dl class="facts" data-state=order.state.clone()>
+                    <dt>{o.order_number}</dt><dd><code>{order.id.clone()}</code></dd>
+                    <dt>{o.orders_state}</dt><dd data-testid="order-state">{(o.order_state)(&order.state)}</dd>
+                    <dt>{o.orders_placed}</dt><dd>{domain::time::format_datetime(order.created_at)}</dd>
+                    <dt>{o.orders_by}</dt><dd>{order.placed_by.clone()}</dd>
+                    <dt>{t.configure_plan}</dt><dd>{plan_name(&order.plan_id)}</dd>
+                    <dt>{t.configure_site}</dt><dd>{site_name(lang, &order.site_code)}</dd>
+                    <dt>{o.server_image}</dt><dd>{image}</dd>
+                    <dt>{o.server_addons}</dt><dd>{addons}</dd>
+                    {amounts}
+                </dl>
+                {server_link}
+            </section>
+        </Page>
+    }
+    .into_any()
+}

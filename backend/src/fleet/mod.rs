@@ -1,0 +1,129 @@
+//! The Fleet: the data-centre control plane that installs, powers and
+//! watches physical hosts. Production talks to the operator's control
+//! plane; [`dev::DevFleet`] simulates one on this machine, with realistic
+//! step times and injectable host faults, so the product runs offline.
+
+pub mod dev;
+
+use async_trait::async_trait;
+use domain::OsImage;
+
+/// One stage of installing a server, in order. The worker records the last
+/// finished step, so a restarted worker carries on where it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProvisionStep {
+    PowerOn,
+    Erase,
+    Image,
+    Network,
+    Keys,
+    FirstBoot,
+}
+
+impl ProvisionStep {
+    pub const ALL: [ProvisionStep; 6] = [
+        ProvisionStep::PowerOn,
+        ProvisionStep::Erase,
+        ProvisionStep::Image,
+        ProvisionStep::Network,
+        ProvisionStep::Keys,
+        ProvisionStep::FirstBoot,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProvisionStep::PowerOn => "power_on",
+            ProvisionStep::Erase => "erase",
+            ProvisionStep::Image => "image",
+            ProvisionStep::Network => "network",
+            ProvisionStep::Keys => "keys",
+            ProvisionStep::FirstBoot => "first_boot",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<ProvisionStep> {
+        ProvisionStep::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Percent complete once this step is done (the image copy dominates).
+    pub fn progress_after(self) -> i64 {
+        match self {
+            ProvisionStep::PowerOn => 10,
+            ProvisionStep::Erase => 30,
+            ProvisionStep::Image => 65,
+            ProvisionStep::Network => 80,
+            ProvisionStep::Keys => 90,
+            ProvisionStep::FirstBoot => 100,
+        }
+    }
+
+    pub fn next(self) -> Option<ProvisionStep> {
+        let i = ProvisionStep::ALL.iter().position(|s| *s == self)?;
+        ProvisionStep::ALL.get(i + 1).copied()
+    }
+}
+
+/// What the server is installed with.
+#[derive(Clone, Debug)]
+pub struct ProvisionSpec {
+    pub hostname: String,
+    pub image: OsImage,
+    /// OpenSSH public keys, one per entry.
+    pub ssh_keys: Vec<String>,
+    /// Set when no key was given: the root password to install.
+    pub root_password: Option<String>,
+}
+
+/// The addresses a host answers on once its network step is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Addresses {
+    pub ipv4: String,
+    pub ipv6: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PowerAction {
+    /// ACPI reboot: the operating system shuts down cleanly.
+    Reboot,
+    /// Hard power off and on through the BMC.
+    PowerCycle,
+}
+
+impl PowerAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PowerAction::Reboot => "reboot",
+            PowerAction::PowerCycle => "power_cycle",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<PowerAction> {
+        [PowerAction::Reboot, PowerAction::PowerCycle]
+            .into_iter()
+            .find(|a| a.as_str() == raw)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    /// The host itself is broken: take it out of service, use another.
+    #[error("host fault: {0}")]
+    HostFault(String),
+    /// The control plane could not be reached or timed out: try again later.
+    #[error("fleet unavailable: {0}")]
+    Unavailable(String),
+}
+
+#[async_trait]
+pub trait Fleet: Send + Sync {
+    /// Runs one provisioning step on a host. The network step reports the
+    /// addresses; steps may be repeated after a restart and must not mind.
+    async fn provision_step(
+        &self,
+        host: &str,
+        step: ProvisionStep,
+        spec: &ProvisionSpec,
+    ) -> Result<Option<Addresses>, FleetError>;
+
+    async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError>;
+}

@@ -1,0 +1,147 @@
+//! The durable job queue: work that must happen even if the process that
+//! asked for it dies (provisioning, power actions). Jobs live in the
+//! database; a worker takes one by leasing it, and a lease that runs out
+//! lets any replica take the job up again. PostgreSQL claims with
+//! `for update skip locked`, so replicas never wait on each other's jobs;
+//! SQLite has one writer at a time anyway.
+
+use anyhow::Context;
+use sqlx::{Any, Row, Transaction};
+
+use crate::db::{new_id, Backend};
+use crate::Db;
+
+/// How long a worker owns a job before another may take it, in seconds.
+/// Long jobs renew it as they make progress.
+pub const LEASE_SECS: i64 = 60;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub id: String,
+    pub kind: String,
+    pub subject_id: String,
+    /// Including this one.
+    pub attempts: i64,
+}
+
+/// Queues a job in the transaction of the change that needs it.
+pub async fn enqueue(
+    tx: &mut Transaction<'_, Any>,
+    kind: &str,
+    subject_id: &str,
+    run_at: i64,
+    now: i64,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "insert into jobs (id, kind, subject_id, state, run_at, attempts, created_at, updated_at) \
+         values ($1, $2, $3, 'queued', $4, 0, $5, $5)",
+    )
+    .bind(new_id())
+    .bind(kind)
+    .bind(subject_id)
+    .bind(run_at)
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .with_context(|| format!("queueing a {kind} job"))?;
+    Ok(())
+}
+
+/// Leases the next due job for `owner`, if any.
+pub async fn claim(db: &Db, owner: &str, now: i64) -> anyhow::Result<Option<Job>> {
+    let lock = match db.backend {
+        Backend::Postgres => "for update skip locked",
+        Backend::Sqlite => "",
+    };
+    let sql = format!(
+        "update jobs set lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3 \
+         where id = (select id from jobs where state = 'queued' and run_at <= $3 \
+                     and (lease_until is null or lease_until < $3) \
+                     order by run_at, id limit 1 {lock}) \
+         and state = 'queued' and (lease_until is null or lease_until < $3) \
+         returning id, kind, subject_id, attempts"
+    );
+    let row = sqlx::query(&sql)
+        .bind(owner)
+        .bind(now + LEASE_SECS)
+        .bind(now)
+        .fetch_optional(&db.pool)
+        .await
+        .context("claiming a job")?;
+    row.map(|r| -> anyhow::Result<Job> {
+        Ok(Job {
+            id: r.try_get("id")?,
+            kind: r.try_get("kind")?,
+            subject_id: r.try_get("subject_id")?,
+            attempts: r.try_get("attempts")?,
+        })
+    })
+    .transpose()
+}
+
+/// Extends the lease while a long job makes progress. False if the job is
+/// no longer ours (another worker took it after our lease ran out).
+pub async fn renew(db: &Db, job: &Job, owner: &str, now: i64) -> anyhow::Result<bool> {
+    let done = sqlx::query(
+        "update jobs set lease_until = $1, updated_at = $2 \
+         where id = $3 and lease_owner = $4 and state = 'queued'",
+    )
+    .bind(now + LEASE_SECS)
+    .bind(now)
+    .bind(&job.id)
+    .bind(owner)
+    .execute(&db.pool)
+    .await
+    .context("renewing a job lease")?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// How a run of a job ended.
+#[derive(Debug)]
+pub enum Outcome {
+    Done,
+    /// Try again at this time (a temporary failure).
+    RetryAt(i64, String),
+    /// Give up: the job can never succeed.
+    Dead(String),
+}
+
+pub async fn finish(
+    db: &Db,
+    job: &Job,
+    owner: &str,
+    outcome: &Outcome,
+    now: i64,
+) -> anyhow::Result<()> {
+    let (state, run_at, error) = match outcome {
+        Outcome::Done => ("done", None, None),
+        Outcome::RetryAt(at, error) => ("queued", Some(*at), Some(error.as_str())),
+        Outcome::Dead(error) => ("dead", None, Some(error.as_str())),
+    };
+    sqlx::query(
+        "update jobs set state = $1, run_at = coalesce($2, run_at), last_error = $3, \
+         lease_owner = null, lease_until = null, updated_at = $4 \
+         where id = $5 and lease_owner = $6",
+    )
+    .bind(state)
+    .bind(run_at)
+    .bind(error)
+    .bind(now)
+    .bind(&job.id)
+    .bind(owner)
+    .execute(&db.pool)
+    .await
+    .context("finishing a job")?;
+    Ok(())
+}
+
+/// Counts of jobs by state, for metrics and the staff pages.
+pub async fn counts(db: &Db) -> anyhow::Result<Vec<(String, i64)>> {
+    let rows = sqlx::query("select state, count(*) as n from jobs group by state order by state")
+        .fetch_all(&db.pool)
+        .await
+        .context("counting jobs")?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("state")?, r.try_get("n")?)))
+        .collect()
+}

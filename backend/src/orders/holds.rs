@@ -1,0 +1,119 @@
+//! Taking hosts for orders, and giving back holds nobody paid for.
+//!
+//! A host is taken with one conditional update: the sub-select picks a
+//! candidate and the outer `where` re-checks it, so two buyers can never
+//! get the same host. On PostgreSQL `for update skip locked` makes
+//! concurrent buyers pick different candidates instead of queueing behind
+//! one; SQLite has a single writer, so the statement alone is enough.
+
+use anyhow::Context;
+use sqlx::{Any, Row, Transaction};
+
+use crate::db::{new_id, Backend};
+use crate::inventory::notify_stock_changed;
+use crate::{Clock, Db};
+
+/// How long a checkout may keep a host before it returns by itself.
+pub const HOLD_SECS: i64 = 15 * 60;
+
+/// Takes a free host (or one whose hold ran out) of a plan at a site for an
+/// order, as `held` until `hold_until` or directly as `allocated` when
+/// `hold_until` is `None`. Returns the host's id and name.
+pub(crate) async fn take_host(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+    plan: &str,
+    site: &str,
+    order_id: &str,
+    hold_until: Option<i64>,
+    now: i64,
+) -> anyhow::Result<Option<(String, String)>> {
+    let lock = match db.backend {
+        Backend::Postgres => "for update skip locked",
+        Backend::Sqlite => "",
+    };
+    let takeable = "(state = 'free' or (state = 'held' and hold_expires_at <= $6))";
+    let sql = format!(
+        "update hosts set state = $1, hold_expires_at = $2, order_id = $3, updated_at = $6 \
+         where id = (select id from hosts where site_code = $4 and plan_id = $5 and {takeable} \
+                     order by name limit 1 {lock}) \
+         and {takeable} returning id, name"
+    );
+    let state = if hold_until.is_some() {
+        "held"
+    } else {
+        "allocated"
+    };
+    let row = sqlx::query(&sql)
+        .bind(state)
+        .bind(hold_until)
+        .bind(order_id)
+        .bind(site)
+        .bind(plan)
+        .bind(now)
+        .fetch_optional(&mut **tx)
+        .await
+        .context("taking a host")?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let id: String = row.try_get("id")?;
+    let name: String = row.try_get("name")?;
+    host_event(tx, &id, state, &format!("order {order_id}"), now).await?;
+    notify_stock_changed(db, tx).await?;
+    Ok(Some((id, name)))
+}
+
+pub(crate) async fn host_event(
+    tx: &mut Transaction<'_, Any>,
+    host_id: &str,
+    to: &str,
+    reason: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "insert into host_events (id, host_id, from_state, to_state, actor, reason, at) \
+         values ($1, $2, null, $3, 'system', $4, $5)",
+    )
+    .bind(new_id())
+    .bind(host_id)
+    .bind(to)
+    .bind(reason)
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .context("recording a host event")?;
+    Ok(())
+}
+
+/// Returns hosts whose hold ran out and marks their orders expired. Safe
+/// on every replica at once: each row moves at most once.
+pub async fn expire_holds(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
+    let now = clock.now();
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let released = sqlx::query(
+        "update hosts set state = 'free', hold_expires_at = null, order_id = null, updated_at = $1 \
+         where state = 'held' and hold_expires_at <= $1 returning id",
+    )
+    .bind(now)
+    .fetch_all(&mut *tx)
+    .await
+    .context("releasing expired holds")?;
+    for row in &released {
+        let id: String = row.try_get("id")?;
+        host_event(&mut tx, &id, "free", "hold expired", now).await?;
+    }
+    let expired = sqlx::query(
+        "update orders set state = 'expired', hold_expires_at = null, updated_at = $1 \
+         where state = 'held' and hold_expires_at <= $1",
+    )
+    .bind(now)
+    .execute(&mut *tx)
+    .await
+    .context("expiring unpaid orders")?;
+    if !released.is_empty() {
+        notify_stock_changed(db, &mut tx).await?;
+    }
+    tx.commit().await.context("committing expired holds")?;
+    Ok(expired.rows_affected())
+}

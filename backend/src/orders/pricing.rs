@@ -1,0 +1,65 @@
+//! The price of an order: plan and add-ons ex VAT, and VAT for the billing
+//! country from the rates table in force at the time.
+
+use anyhow::Context;
+use domain::order::country;
+use domain::{Catalog, Plan, Quote, VatTreatment};
+
+use crate::Db;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PriceError {
+    #[error("unknown add-on {0:?}")]
+    UnknownAddon(String),
+    #[error("unknown billing country {0:?}")]
+    UnknownCountry(String),
+}
+
+/// How VAT applies in `country` at `at`: the country's standard rate inside
+/// the EU (the customer's rate, as EU rules have it for consumers and for
+/// businesses without a VAT ID); nothing outside it.
+pub async fn vat_treatment(
+    db: &Db,
+    country_code: &str,
+    at: i64,
+) -> anyhow::Result<Option<VatTreatment>> {
+    let Some(country) = country(country_code) else {
+        return Ok(None);
+    };
+    if !country.eu {
+        return Ok(Some(VatTreatment::OutsideEu));
+    }
+    let rate: Option<i64> = sqlx::query_scalar(
+        "select rate_bp from vat_rates where country_code = $1 and effective_from <= $2 \
+         order by effective_from desc limit 1",
+    )
+    .bind(country.code)
+    .bind(at)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the VAT rate")?;
+    let rate_bp = rate.with_context(|| format!("no VAT rate for {}", country.code))?;
+    Ok(Some(VatTreatment::Charged { rate_bp }))
+}
+
+/// The monthly quote for a plan with add-ons for a billing country.
+pub async fn quote(
+    db: &Db,
+    catalog: &Catalog,
+    plan: &Plan,
+    addon_ids: &[String],
+    country_code: &str,
+    at: i64,
+) -> anyhow::Result<Result<Quote, PriceError>> {
+    let mut addons = Vec::new();
+    for id in addon_ids {
+        match catalog.addon(id).and_then(|a| a.price_for(&plan.id)) {
+            Some(price) => addons.push((id.clone(), price)),
+            None => return Ok(Err(PriceError::UnknownAddon(id.clone()))),
+        }
+    }
+    let Some(treatment) = vat_treatment(db, country_code, at).await? else {
+        return Ok(Err(PriceError::UnknownCountry(country_code.to_owned())));
+    };
+    Ok(Ok(Quote::new(plan.monthly_price, addons, treatment)))
+}

@@ -1,0 +1,326 @@
+//! Servers: what a customer has once an order is confirmed. A server lives
+//! on one host; its state moves `pending → provisioning → running`, or to
+//! `failed`; power actions pass through `rebooting`. Every query is scoped
+//! by the owning organization.
+
+pub mod provisioning;
+
+use anyhow::Context;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Row, Transaction};
+
+use crate::db::new_id;
+use crate::fleet::PowerAction;
+use crate::orders::split_list;
+use crate::sealing::Sealer;
+use crate::{audit, jobs, Clock, Db};
+
+/// Job kinds this module runs.
+pub const PROVISION: &str = "provision";
+pub const REBOOT: &str = "reboot";
+pub const POWER_CYCLE: &str = "power_cycle";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    pub id: String,
+    pub organization_id: String,
+    pub order_id: String,
+    pub name: String,
+    pub plan_id: String,
+    pub site_code: String,
+    pub host_name: Option<String>,
+    pub state: String,
+    pub progress: i64,
+    pub step: String,
+    pub os_image: String,
+    pub addons: Vec<String>,
+    /// OpenSSH public keys installed.
+    pub ssh_keys: Vec<String>,
+    pub ipv4: Option<String>,
+    pub ipv6: Option<String>,
+    /// A root password is waiting to be shown once.
+    pub has_secret: bool,
+    pub term_start: Option<i64>,
+    pub renews_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
+    h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
+    s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at";
+
+impl Server {
+    fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
+        let addons: String = r.try_get("addons")?;
+        let keys: String = r.try_get("ssh_keys")?;
+        Ok(Server {
+            id: r.try_get("id")?,
+            organization_id: r.try_get("organization_id")?,
+            order_id: r.try_get("order_id")?,
+            name: r.try_get("name")?,
+            plan_id: r.try_get("plan_id")?,
+            site_code: r.try_get("site_code")?,
+            host_name: r.try_get("host_name")?,
+            state: r.try_get("state")?,
+            progress: r.try_get("progress")?,
+            step: r.try_get("step")?,
+            os_image: r.try_get("os_image")?,
+            addons: split_list(&addons),
+            ssh_keys: split_list(&keys),
+            ipv4: r.try_get("ipv4")?,
+            ipv6: r.try_get("ipv6")?,
+            has_secret: r.try_get::<Option<String>, _>("root_secret")?.is_some(),
+            term_start: r.try_get("term_start")?,
+            renews_at: r.try_get("renews_at")?,
+            created_at: r.try_get("created_at")?,
+            updated_at: r.try_get("updated_at")?,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerEvent {
+    pub at: i64,
+    pub kind: String,
+    pub detail: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("no such server")]
+    NotFound,
+    #[error("server names are 1 to 63 letters, digits and hyphens")]
+    InvalidName,
+    #[error("the server is {0} and cannot do that now")]
+    Busy(String),
+    #[error(transparent)]
+    Db(#[from] anyhow::Error),
+}
+
+pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Server>> {
+    sqlx::query(&format!(
+        "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
+         where s.organization_id = $1 and s.state <> 'failed' order by s.created_at desc, s.id desc"
+    ))
+    .bind(organization_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("listing servers")?
+    .iter()
+    .map(Server::from_row)
+    .collect()
+}
+
+/// A server of the organization; `None` for anyone else's.
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> anyhow::Result<Option<Server>> {
+    sqlx::query(&format!(
+        "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
+         where s.id = $1 and s.organization_id = $2"
+    ))
+    .bind(id)
+    .bind(organization_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the server")?
+    .as_ref()
+    .map(Server::from_row)
+    .transpose()
+}
+
+pub(crate) async fn get_any(db: &Db, id: &str) -> anyhow::Result<Option<Server>> {
+    sqlx::query(&format!(
+        "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id where s.id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the server")?
+    .as_ref()
+    .map(Server::from_row)
+    .transpose()
+}
+
+/// The latest events of a server, newest first.
+pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<ServerEvent>> {
+    sqlx::query(
+        "select at, kind, detail from server_events where server_id = $1 \
+         order by at desc, id desc limit $2",
+    )
+    .bind(server_id)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading server events")?
+    .iter()
+    .map(|r| {
+        Ok(ServerEvent {
+            at: r.try_get("at")?,
+            kind: r.try_get("kind")?,
+            detail: r.try_get("detail")?,
+        })
+    })
+    .collect()
+}
+
+pub(crate) async fn record_event(
+    tx: &mut Transaction<'_, Any>,
+    server_id: &str,
+    kind: &str,
+    detail: &str,
+    at: i64,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "insert into server_events (id, server_id, at, kind, detail) values ($1, $2, $3, $4, $5)",
+    )
+    .bind(new_id())
+    .bind(server_id)
+    .bind(at)
+    .bind(kind)
+    .bind(detail)
+    .execute(&mut **tx)
+    .await
+    .context("recording a server event")?;
+    Ok(())
+}
+
+/// Who is acting on a server, for the audit log.
+pub struct Actor<'a> {
+    pub organization_id: &'a str,
+    pub user_id: &'a str,
+    pub email: &'a str,
+    pub ip: Option<&'a str>,
+}
+
+pub async fn rename(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    id: &str,
+    raw_name: &str,
+) -> Result<(), ServerError> {
+    let name = crate::orders::server_name(raw_name).ok_or(ServerError::InvalidName)?;
+    let now = clock.now();
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let done = sqlx::query(
+        "update servers set name = $1, updated_at = $2 where id = $3 and organization_id = $4 \
+         and state <> 'failed'",
+    )
+    .bind(&name)
+    .bind(now)
+    .bind(id)
+    .bind(actor.organization_id)
+    .execute(&mut *tx)
+    .await
+    .context("renaming the server")?;
+    if done.rows_affected() == 0 {
+        return Err(ServerError::NotFound);
+    }
+    record_event(&mut tx, id, "renamed", &name, now).await?;
+    tx.commit().await.context("committing the rename")?;
+    Ok(())
+}
+
+/// Queues a reboot or power cycle of a running server.
+pub async fn power(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    id: &str,
+    action: PowerAction,
+) -> Result<(), ServerError> {
+    let now = clock.now();
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let done = sqlx::query(
+        "update servers set state = 'rebooting', updated_at = $1 \
+         where id = $2 and organization_id = $3 and state = 'running'",
+    )
+    .bind(now)
+    .bind(id)
+    .bind(actor.organization_id)
+    .execute(&mut *tx)
+    .await
+    .context("starting the power action")?;
+    if done.rows_affected() == 0 {
+        drop(tx);
+        return match get(db, actor.organization_id, id).await? {
+            Some(s) => Err(ServerError::Busy(s.state)),
+            None => Err(ServerError::NotFound),
+        };
+    }
+    let kind = match action {
+        PowerAction::Reboot => REBOOT,
+        PowerAction::PowerCycle => POWER_CYCLE,
+    };
+    record_event(&mut tx, id, &format!("{kind}.requested"), actor.email, now).await?;
+    jobs::enqueue(&mut tx, kind, id, now, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(actor.organization_id),
+            user_id: Some(actor.user_id),
+            actor: actor.email,
+            action: &format!("server.{kind}"),
+            detail: id,
+            ip: actor.ip,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing the power action")?;
+    Ok(())
+}
+
+/// The root password, once: it is deleted as it is read.
+pub async fn take_root_password(
+    db: &Db,
+    clock: &Clock,
+    sealer: &Sealer,
+    actor: &Actor<'_>,
+    id: &str,
+) -> Result<Option<String>, ServerError> {
+    let now = clock.now();
+    let sealed: Option<Option<String>> = sqlx::query_scalar(
+        "select root_secret from servers where id = $1 and organization_id = $2 and state = 'running'",
+    )
+    .bind(id)
+    .bind(actor.organization_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the root password")?;
+    let Some(Some(sealed)) = sealed else {
+        return Ok(None);
+    };
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    // Conditional on the value just read: of two concurrent readers, one
+    // clears it and shows it; the other gets nothing.
+    let cleared = sqlx::query(
+        "update servers set root_secret = null, updated_at = $1 where id = $2 and root_secret = $3",
+    )
+    .bind(now)
+    .bind(id)
+    .bind(&sealed)
+    .execute(&mut *tx)
+    .await
+    .context("clearing the root password")?;
+    if cleared.rows_affected() == 0 {
+        return Ok(None);
+    }
+    record_event(&mut tx, id, "root_password.shown", actor.email, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(actor.organization_id),
+            user_id: Some(actor.user_id),
+            actor: actor.email,
+            action: "server.root_password_shown",
+            detail: id,
+            ip: actor.ip,
+            at: now,
+        },
+    )
+    .await?;
+    let plain = sealer.open(&sealed)?;
+    tx.commit().await.context("committing")?;
+    Ok(Some(plain))
+}

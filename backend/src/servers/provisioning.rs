@@ -1,0 +1,372 @@
+//! Running server jobs: provisioning step by step, and power actions.
+//!
+//! Each finished step is recorded before the next starts, so a worker that
+//! dies mid-way leaves a job whose lease runs out and a server that says
+//! how far it got; whichever replica takes the job next carries on from
+//! there. A host fault moves the server to another free host at the same
+//! site (at most [`MAX_HOSTS`] tries); with none left, or when the control
+//! plane stays unreachable, the server ends `failed`, its order is failed
+//! (so nothing is charged) and a healthy host goes back to stock.
+
+use anyhow::Context;
+use std::sync::Arc;
+
+use super::{get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT};
+use crate::fleet::{Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
+use crate::inventory::notify_stock_changed;
+use crate::jobs::{self, Job, Outcome};
+use crate::orders::holds::{host_event, take_host};
+use crate::sealing::Sealer;
+use crate::{Clock, Db};
+
+/// Hosts tried for one server before giving up.
+pub const MAX_HOSTS: i64 = 3;
+/// Runs of a job while the control plane is unreachable.
+pub const MAX_ATTEMPTS: i64 = 5;
+
+/// What a worker needs to run server jobs.
+#[derive(Clone)]
+pub struct Runner {
+    pub db: Db,
+    pub clock: Clock,
+    pub fleet: Arc<dyn Fleet>,
+    pub sealer: Sealer,
+    /// This worker's name in job leases.
+    pub owner: String,
+}
+
+impl Runner {
+    pub async fn run(&self, job: &Job) -> Outcome {
+        let result = match job.kind.as_str() {
+            PROVISION => self.provision(job).await,
+            REBOOT => self.power(job, PowerAction::Reboot).await,
+            POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
+            other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
+        };
+        result.unwrap_or_else(|error| {
+            tracing::error!(job = %job.id, error = %format!("{error:#}"), "job failed");
+            Outcome::RetryAt(
+                self.clock.now() + 10 * job.attempts.min(30),
+                format!("{error:#}"),
+            )
+        })
+    }
+
+    async fn provision(&self, job: &Job) -> anyhow::Result<Outcome> {
+        let Some(mut server) = get_any(&self.db, &job.subject_id).await? else {
+            return Ok(Outcome::Dead("no such server".into()));
+        };
+        if !matches!(server.state.as_str(), "pending" | "provisioning") {
+            return Ok(Outcome::Done);
+        }
+        if server.state == "pending" {
+            self.start(&server).await?;
+        }
+        let spec = self.spec(&server).await?;
+        let mut step = match ProvisionStep::parse(&server.step) {
+            Some(done) => done.next(),
+            None => Some(ProvisionStep::PowerOn),
+        };
+        while let Some(current) = step {
+            if !jobs::renew(&self.db, job, &self.owner, self.clock.now()).await? {
+                // Another worker has the job now; it carries on.
+                return Ok(Outcome::Done);
+            }
+            let Some(host) = server.host_name.clone() else {
+                self.fail(&server, "no_host").await?;
+                return Ok(Outcome::Done);
+            };
+            match self.fleet.provision_step(&host, current, &spec).await {
+                Ok(addresses) => {
+                    self.step_done(&server, current, addresses).await?;
+                    step = current.next();
+                }
+                Err(FleetError::HostFault(reason)) => {
+                    match self.move_host(&server, &reason).await? {
+                        Some(moved) => {
+                            server = moved;
+                            step = Some(ProvisionStep::PowerOn);
+                        }
+                        None => return Ok(Outcome::Done),
+                    }
+                }
+                Err(FleetError::Unavailable(reason)) => {
+                    if job.attempts >= MAX_ATTEMPTS {
+                        self.fail(&server, "fleet_unavailable").await?;
+                        return Ok(Outcome::Done);
+                    }
+                    return Ok(Outcome::RetryAt(
+                        self.clock.now() + 15 * job.attempts,
+                        reason,
+                    ));
+                }
+            }
+        }
+        self.finish(&server).await?;
+        Ok(Outcome::Done)
+    }
+
+    async fn start(&self, server: &Server) -> anyhow::Result<()> {
+        let now = self.clock.now();
+        let mut tx = self
+            .db
+            .pool
+            .begin()
+            .await
+            .context("starting a transaction")?;
+        sqlx::query(
+            "update servers set state = 'provisioning', progress = 0, step = '', updated_at = $1 \
+             where id = $2 and state = 'pending'",
+        )
+        .bind(now)
+        .bind(&server.id)
+        .execute(&mut *tx)
+        .await
+        .context("starting provisioning")?;
+        record_event(&mut tx, &server.id, "provisioning.started", "", now).await?;
+        tx.commit().await.context("committing")?;
+        Ok(())
+    }
+
+    /// What to install. Without SSH keys a root password is made once and
+    /// kept sealed, so a repeated run installs the same one.
+    async fn spec(&self, server: &Server) -> anyhow::Result<ProvisionSpec> {
+        let image = domain::OsImage::parse(&server.os_image).context("stored image")?;
+        let mut root_password = None;
+        if server.ssh_keys.is_empty() {
+            let sealed: Option<String> =
+                sqlx::query_scalar("select root_secret from servers where id = $1")
+                    .bind(&server.id)
+                    .fetch_one(&self.db.pool)
+                    .await
+                    .context("reading the root secret")?;
+            let password = match sealed {
+                Some(sealed) => self.sealer.open(&sealed)?,
+                None => {
+                    let password = crate::accounts::tokens::random_token()?[..24].to_owned();
+                    sqlx::query("update servers set root_secret = $1 where id = $2")
+                        .bind(self.sealer.seal(&password)?)
+                        .bind(&server.id)
+                        .execute(&self.db.pool)
+                        .await
+                        .context("storing the root secret")?;
+                    password
+                }
+            };
+            root_password = Some(password);
+        }
+        Ok(ProvisionSpec {
+            hostname: server.name.clone(),
+            image,
+            ssh_keys: server.ssh_keys.clone(),
+            root_password,
+        })
+    }
+
+    async fn step_done(
+        &self,
+        server: &Server,
+        step: ProvisionStep,
+        addresses: Option<crate::fleet::Addresses>,
+    ) -> anyhow::Result<()> {
+        let (ipv4, ipv6) = addresses.map_or((None, None), |a| (Some(a.ipv4), Some(a.ipv6)));
+        sqlx::query(
+            "update servers set step = $1, progress = $2, ipv4 = coalesce($3, ipv4), \
+             ipv6 = coalesce($4, ipv6), updated_at = $5 where id = $6 and state = 'provisioning'",
+        )
+        .bind(step.as_str())
+        .bind(step.progress_after())
+        .bind(ipv4)
+        .bind(ipv6)
+        .bind(self.clock.now())
+        .bind(&server.id)
+        .execute(&self.db.pool)
+        .await
+        .context("recording a provisioning step")?;
+        Ok(())
+    }
+
+    async fn finish(&self, server: &Server) -> anyhow::Result<()> {
+        let now = self.clock.now();
+        let mut tx = self
+            .db
+            .pool
+            .begin()
+            .await
+            .context("starting a transaction")?;
+        sqlx::query(
+            "update servers set state = 'running', progress = 100, term_start = $1, renews_at = $2, \
+             updated_at = $1 where id = $3 and state = 'provisioning'",
+        )
+        .bind(now)
+        .bind(domain::time::add_months(now, 1))
+        .bind(&server.id)
+        .execute(&mut *tx)
+        .await
+        .context("marking the server running")?;
+        sqlx::query("update orders set state = 'fulfilled', updated_at = $1 where id = $2")
+            .bind(now)
+            .bind(&server.order_id)
+            .execute(&mut *tx)
+            .await
+            .context("fulfilling the order")?;
+        record_event(&mut tx, &server.id, "running", "", now).await?;
+        tx.commit().await.context("committing")?;
+        Ok(())
+    }
+
+    /// Takes the faulty host out of service and moves the server to another
+    /// free host at the same site; `None` when the server had to fail.
+    async fn move_host(&self, server: &Server, reason: &str) -> anyhow::Result<Option<Server>> {
+        let now = self.clock.now();
+        let attempts: i64 = sqlx::query_scalar("select attempts from servers where id = $1")
+            .bind(&server.id)
+            .fetch_one(&self.db.pool)
+            .await
+            .context("reading attempts")?;
+        let mut tx = self
+            .db
+            .pool
+            .begin()
+            .await
+            .context("starting a transaction")?;
+        let faulty: Option<String> = sqlx::query_scalar(
+            "update hosts set state = 'failed', order_id = null, updated_at = $1 \
+             where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
+        )
+        .bind(now)
+        .bind(&server.id)
+        .fetch_optional(&mut *tx)
+        .await
+        .context("taking the faulty host out of service")?;
+        if let Some(id) = &faulty {
+            host_event(&mut tx, id, "failed", reason, now).await?;
+            notify_stock_changed(&self.db, &mut tx).await?;
+        }
+        record_event(&mut tx, &server.id, "host.fault", reason, now).await?;
+        let next = if attempts + 1 < MAX_HOSTS {
+            take_host(
+                &self.db,
+                &mut tx,
+                &server.plan_id,
+                &server.site_code,
+                &server.order_id,
+                None,
+                now,
+            )
+            .await?
+        } else {
+            None
+        };
+        let Some((host_id, host_name)) = next else {
+            sqlx::query("update servers set host_id = null where id = $1")
+                .bind(&server.id)
+                .execute(&mut *tx)
+                .await
+                .context("detaching the server")?;
+            tx.commit().await.context("committing")?;
+            self.fail(server, "no_healthy_host").await?;
+            return Ok(None);
+        };
+        sqlx::query(
+            "update servers set host_id = $1, step = '', progress = 0, ipv4 = null, ipv6 = null, \
+             attempts = attempts + 1, updated_at = $2 where id = $3",
+        )
+        .bind(&host_id)
+        .bind(now)
+        .bind(&server.id)
+        .execute(&mut *tx)
+        .await
+        .context("moving the server")?;
+        record_event(&mut tx, &server.id, "provisioning.moved", &host_name, now).await?;
+        tx.commit().await.context("committing")?;
+        get_any(&self.db, &server.id).await
+    }
+
+    /// Ends provisioning for good: the order fails (so nothing is charged)
+    /// and the host, if still attached and healthy, returns to stock.
+    async fn fail(&self, server: &Server, reason: &str) -> anyhow::Result<()> {
+        let now = self.clock.now();
+        let mut tx = self
+            .db
+            .pool
+            .begin()
+            .await
+            .context("starting a transaction")?;
+        let freed: Option<String> = sqlx::query_scalar(
+            "update hosts set state = 'free', order_id = null, updated_at = $1 \
+             where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
+        )
+        .bind(now)
+        .bind(&server.id)
+        .fetch_optional(&mut *tx)
+        .await
+        .context("returning the host")?;
+        if let Some(id) = &freed {
+            host_event(&mut tx, id, "free", reason, now).await?;
+            notify_stock_changed(&self.db, &mut tx).await?;
+        }
+        sqlx::query(
+            "update servers set state = 'failed', host_id = null, updated_at = $1 where id = $2",
+        )
+        .bind(now)
+        .bind(&server.id)
+        .execute(&mut *tx)
+        .await
+        .context("failing the server")?;
+        sqlx::query(
+            "update orders set state = 'failed', failure = $1, updated_at = $2 where id = $3",
+        )
+        .bind(reason)
+        .bind(now)
+        .bind(&server.order_id)
+        .execute(&mut *tx)
+        .await
+        .context("failing the order")?;
+        record_event(&mut tx, &server.id, "failed", reason, now).await?;
+        tx.commit().await.context("committing")?;
+        Ok(())
+    }
+
+    async fn power(&self, job: &Job, action: PowerAction) -> anyhow::Result<Outcome> {
+        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+            return Ok(Outcome::Dead("no such server".into()));
+        };
+        if server.state != "rebooting" {
+            return Ok(Outcome::Done);
+        }
+        let kind = action.as_str();
+        let result = match &server.host_name {
+            Some(host) => self.fleet.power(host, action).await,
+            None => Err(FleetError::HostFault("no host".into())),
+        };
+        let event = match result {
+            Ok(()) => format!("{kind}.done"),
+            Err(FleetError::Unavailable(reason)) if job.attempts < MAX_ATTEMPTS => {
+                return Ok(Outcome::RetryAt(
+                    self.clock.now() + 10 * job.attempts,
+                    reason,
+                ));
+            }
+            Err(_) => format!("{kind}.failed"),
+        };
+        let now = self.clock.now();
+        let mut tx = self
+            .db
+            .pool
+            .begin()
+            .await
+            .context("starting a transaction")?;
+        sqlx::query(
+            "update servers set state = 'running', updated_at = $1 where id = $2 and state = 'rebooting'",
+        )
+        .bind(now)
+        .bind(&server.id)
+        .execute(&mut *tx)
+        .await
+        .context("finishing the power action")?;
+        record_event(&mut tx, &server.id, &event, "", now).await?;
+        tx.commit().await.context("committing")?;
+        Ok(Outcome::Done)
+    }
+}

@@ -1,0 +1,223 @@
+//! What an order is made of: the operating system image, the price quote
+//! with VAT, and the countries we bill to.
+
+use crate::Money;
+use serde::{Deserialize, Serialize};
+
+/// The images a server can be delivered with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OsImage {
+    Ubuntu2404,
+    Debian13,
+    Rocky9,
+    /// No operating system: the server boots a rescue system.
+    Rescue,
+}
+
+impl OsImage {
+    pub const ALL: [OsImage; 4] = [
+        OsImage::Ubuntu2404,
+        OsImage::Debian13,
+        OsImage::Rocky9,
+        OsImage::Rescue,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OsImage::Ubuntu2404 => "ubuntu-24.04",
+            OsImage::Debian13 => "debian-13",
+            OsImage::Rocky9 => "rocky-9",
+            OsImage::Rescue => "rescue",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<OsImage> {
+        OsImage::ALL.into_iter().find(|i| i.as_str() == raw)
+    }
+
+    /// The product's own name; the rescue image's name is translated by the UI.
+    pub fn product_name(self) -> &'static str {
+        match self {
+            OsImage::Ubuntu2404 => "Ubuntu 24.04 LTS",
+            OsImage::Debian13 => "Debian 13",
+            OsImage::Rocky9 => "Rocky Linux 9",
+            OsImage::Rescue => "Rescue",
+        }
+    }
+}
+
+/// How VAT applies to a customer in a country.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VatTreatment {
+    /// The rate of the customer's EU country (basis points).
+    Charged { rate_bp: i64 },
+    /// Outside the EU: no EU VAT is charged.
+    OutsideEu,
+}
+
+impl VatTreatment {
+    pub fn rate_bp(self) -> i64 {
+        match self {
+            VatTreatment::Charged { rate_bp } => rate_bp,
+            VatTreatment::OutsideEu => 0,
+        }
+    }
+}
+
+/// A monthly price broken down the way the order summary and the invoice
+/// show it. Amounts are cents; VAT is rounded half up on the net total.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quote {
+    pub plan: Money,
+    /// (add-on id, monthly price)
+    pub addons: Vec<(String, Money)>,
+    pub net: Money,
+    pub vat_treatment: VatTreatment,
+    pub vat: Money,
+    pub total: Money,
+}
+
+impl Quote {
+    pub fn new(plan: Money, addons: Vec<(String, Money)>, vat_treatment: VatTreatment) -> Quote {
+        let net_cents = plan.cents + addons.iter().map(|(_, m)| m.cents).sum::<i64>();
+        let vat_cents = vat_on(net_cents, vat_treatment.rate_bp());
+        Quote {
+            plan,
+            addons,
+            net: Money {
+                cents: net_cents,
+                ..plan
+            },
+            vat_treatment,
+            vat: Money {
+                cents: vat_cents,
+                ..plan
+            },
+            total: Money {
+                cents: net_cents + vat_cents,
+                ..plan
+            },
+        }
+    }
+}
+
+/// VAT on a net amount at a rate in basis points, rounded half up to the cent.
+pub fn vat_on(net_cents: i64, rate_bp: i64) -> i64 {
+    (net_cents * rate_bp + 5_000).div_euclid(10_000)
+}
+
+/// A rate in basis points as people write it: 2100 → "21%", 2550 → "25.5%".
+pub fn format_rate(bp: i64) -> String {
+    if bp % 100 == 0 {
+        format!("{}%", bp / 100)
+    } else if bp % 10 == 0 {
+        format!("{}.{}%", bp / 100, (bp % 100) / 10)
+    } else {
+        format!("{}.{:02}%", bp / 100, bp % 100)
+    }
+}
+
+/// A country we bill to: ISO code, names, and whether it is in the EU.
+pub struct Country {
+    pub code: &'static str,
+    pub zh: &'static str,
+    pub en: &'static str,
+    pub eu: bool,
+}
+
+const fn c(code: &'static str, zh: &'static str, en: &'static str, eu: bool) -> Country {
+    Country { code, zh, en, eu }
+}
+
+/// Billing countries, EU members first, in English alphabetical order.
+pub const COUNTRIES: &[Country] = &[
+    c("AT", "奥地利", "Austria", true),
+    c("BE", "比利时", "Belgium", true),
+    c("BG", "保加利亚", "Bulgaria", true),
+    c("HR", "克罗地亚", "Croatia", true),
+    c("CY", "塞浦路斯", "Cyprus", true),
+    c("CZ", "捷克", "Czechia", true),
+    c("DK", "丹麦", "Denmark", true),
+    c("EE", "爱沙尼亚", "Estonia", true),
+    c("FI", "芬兰", "Finland", true),
+    c("FR", "法国", "France", true),
+    c("DE", "德国", "Germany", true),
+    c("GR", "希腊", "Greece", true),
+    c("HU", "匈牙利", "Hungary", true),
+    c("IE", "爱尔兰", "Ireland", true),
+    c("IT", "意大利", "Italy", true),
+    c("LV", "拉脱维亚", "Latvia", true),
+    c("LT", "立陶宛", "Lithuania", true),
+    c("LU", "卢森堡", "Luxembourg", true),
+    c("MT", "马耳他", "Malta", true),
+    c("NL", "荷兰", "Netherlands", true),
+    c("PL", "波兰", "Poland", true),
+    c("PT", "葡萄牙", "Portugal", true),
+    c("RO", "罗马尼亚", "Romania", true),
+    c("SK", "斯洛伐克", "Slovakia", true),
+    c("SI", "斯洛文尼亚", "Slovenia", true),
+    c("ES", "西班牙", "Spain", true),
+    c("SE", "瑞典", "Sweden", true),
+    c("AU", "澳大利亚", "Australia", false),
+    c("CA", "加拿大", "Canada", false),
+    c("CN", "中国", "China", false),
+    c("HK", "中国香港", "Hong Kong", false),
+    c("IN", "印度", "India", false),
+    c("JP", "日本", "Japan", false),
+    c("KR", "韩国", "South Korea", false),
+    c("NO", "挪威", "Norway", false),
+    c("SG", "新加坡", "Singapore", false),
+    c("CH", "瑞士", "Switzerland", false),
+    c("TW", "中国台湾", "Taiwan", false),
+    c("GB", "英国", "United Kingdom", false),
+    c("US", "美国", "United States", false),
+];
+
+pub fn country(code: &str) -> Option<&'static Country> {
+    COUNTRIES.iter().find(|c| c.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vat_rounds_half_up_to_the_cent() {
+        assert_eq!(vat_on(23900, 2100), 5019);
+        assert_eq!(vat_on(74900, 1900), 14231);
+        // 0.5 cent rounds up.
+        assert_eq!(vat_on(50, 1000), 5);
+        assert_eq!(vat_on(5, 1000), 1);
+        assert_eq!(vat_on(4, 1000), 0);
+    }
+
+    #[test]
+    fn a_quote_adds_addons_before_vat() {
+        let q = Quote::new(
+            Money::eur(74900),
+            vec![("offsite-backup".into(), Money::eur(3000))],
+            VatTreatment::Charged { rate_bp: 2100 },
+        );
+        assert_eq!(q.net.cents, 77900);
+        assert_eq!(q.vat.cents, 16359);
+        assert_eq!(q.total.cents, 94259);
+        let outside = Quote::new(Money::eur(23900), vec![], VatTreatment::OutsideEu);
+        assert_eq!(outside.vat.cents, 0);
+        assert_eq!(outside.total.cents, 23900);
+    }
+
+    #[test]
+    fn rates_read_as_percentages() {
+        assert_eq!(format_rate(2100), "21%");
+        assert_eq!(format_rate(2550), "25.5%");
+        assert_eq!(format_rate(0), "0%");
+    }
+
+    #[test]
+    fn images_round_trip() {
+        for image in OsImage::ALL {
+            assert_eq!(OsImage::parse(image.as_str()), Some(image));
+        }
+        assert_eq!(OsImage::parse("windows"), None);
+    }
+}

@@ -1,0 +1,244 @@
+//! Servers (owners and technical members): the list, one server's page, its
+//! progress as JSON for the page's script, and the actions on it: rename,
+//! reboot, power cycle (each confirmed), showing the root password once.
+
+use app::portal::servers::{ServerDetailView, ServerRow, ServersView};
+use app::portal::{FormError, FormFeedback};
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Form, Json};
+use backend::fleet::PowerAction;
+use backend::servers::{self, Actor, Server, ServerError};
+use http::request::Parts;
+use http::StatusCode;
+use serde::Deserialize;
+use std::sync::Arc;
+
+use super::access::{
+    client_ip, denied, forbidden_post, lang_of, member_in, not_found, page, redirect, refused,
+    trusted, unavailable, TECHNICAL,
+};
+use super::auth::CurrentUser;
+use crate::startup::AppState;
+
+fn row(s: Server) -> ServerRow {
+    let ssh_keys = s
+        .ssh_keys
+        .iter()
+        .filter_map(|k| backend::ssh_keys::parse(k).ok())
+        .map(|k| (k.fingerprint, k.comment))
+        .collect();
+    ServerRow {
+        id: s.id,
+        name: s.name,
+        plan_id: s.plan_id,
+        site_code: s.site_code,
+        state: s.state,
+        progress: s.progress,
+        step: s.step,
+        os_image: s.os_image,
+        addons: s.addons,
+        ssh_keys,
+        ipv4: s.ipv4,
+        ipv6: s.ipv6,
+        has_secret: s.has_secret,
+        term_start: s.term_start,
+        renews_at: s.renews_at,
+        order_id: s.order_id,
+    }
+}
+
+pub async fn servers_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    parts: Parts,
+) -> Response {
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return denied(&state, parts).await;
+    };
+    match servers::list(&state.db, &m.organization_id).await {
+        Ok(list) => {
+            let view = ServersView {
+                servers: list.into_iter().map(row).collect(),
+            };
+            page(&state, parts, view, FormFeedback::default()).await
+        }
+        Err(error) => unavailable(&state, parts, error).await,
+    }
+}
+
+/// The server page, optionally with the root password just taken or the
+/// feedback of a refused post.
+async fn detail(
+    state: &AppState,
+    parts: Parts,
+    organization_id: &str,
+    id: &str,
+    root_password: Option<String>,
+    feedback: FormFeedback,
+) -> Response {
+    let server = match servers::get(&state.db, organization_id, id).await {
+        Ok(Some(server)) => server,
+        Ok(None) => return not_found(state, parts).await,
+        Err(error) => return unavailable(state, parts, error).await,
+    };
+    let events = match servers::events(&state.db, id, 30).await {
+        Ok(events) => events,
+        Err(error) => return unavailable(state, parts, error).await,
+    };
+    let view = ServerDetailView {
+        server: row(server),
+        events: events
+            .into_iter()
+            .map(|e| (e.at, e.kind, e.detail))
+            .collect(),
+        root_password,
+    };
+    page(state, parts, view, feedback).await
+}
+
+pub async fn server_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+) -> Response {
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return denied(&state, parts).await;
+    };
+    detail(
+        &state,
+        parts,
+        &m.organization_id,
+        &id,
+        None,
+        FormFeedback::default(),
+    )
+    .await
+}
+
+/// What the page's script reads every two seconds while a server installs
+/// or restarts: its state and progress, already in the page's language.
+pub async fn server_progress(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+) -> Response {
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return StatusCode::FORBIDDEN.into_response();
+    };
+    let o = app::i18n::orders(lang_of(&parts));
+    match servers::get(&state.db, &m.organization_id, &id).await {
+        Ok(Some(s)) => Json(serde_json::json!({
+            "state": s.state,
+            "state_label": (o.server_state)(&s.state),
+            "progress": s.progress,
+            "step_label": (o.step_label)(&s.step),
+            "ipv4": s.ipv4,
+            "ipv6": s.ipv6,
+            "done": !app::portal::servers::in_progress(&s.state),
+        }))
+        .into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "reading progress failed");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ServerForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    confirm: String,
+}
+
+pub async fn server_post(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id, action)): Path<(String, String, String)>,
+    parts: Parts,
+    Form(form): Form<ServerForm>,
+) -> Response {
+    let lang = lang_of(&parts);
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return denied(&state, parts).await;
+    };
+    let page_parts = |mut parts: Parts| {
+        if let Ok(uri) = format!("/{}/servers/{id}", lang.code()).parse() {
+            parts.uri = uri;
+        }
+        parts
+    };
+    if !trusted(&state, &parts, &form.csrf) {
+        let parts = page_parts(parts);
+        return detail(
+            &state,
+            parts,
+            &m.organization_id,
+            &id,
+            None,
+            forbidden_post(),
+        )
+        .await;
+    }
+    let ip = client_ip(&parts);
+    let actor = Actor {
+        organization_id: &m.organization_id,
+        user_id: &current.user.id,
+        email: &current.user.email,
+        ip: ip.as_deref(),
+    };
+    let power = PowerAction::parse(&action);
+    let result = match (action.as_str(), power) {
+        ("rename", _) => servers::rename(&state.db, &state.clock, &actor, &id, &form.name)
+            .await
+            .map(|()| None),
+        (_, Some(_)) if form.confirm != "yes" => {
+            let parts = page_parts(parts);
+            let feedback = refused(FormError::Confirm, &[]);
+            return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
+        }
+        (_, Some(power)) => servers::power(&state.db, &state.clock, &actor, &id, power)
+            .await
+            .map(|()| None),
+        ("reveal", _) => {
+            servers::take_root_password(&state.db, &state.clock, &state.sealer, &actor, &id)
+                .await
+                .map(Some)
+        }
+        _ => return not_found(&state, parts).await,
+    };
+    let parts = page_parts(parts);
+    match result {
+        // Shown in this response only; it is gone from the database now.
+        Ok(Some(password)) => {
+            detail(
+                &state,
+                parts,
+                &m.organization_id,
+                &id,
+                password,
+                FormFeedback::default(),
+            )
+            .await
+        }
+        Ok(None) if action == "rename" => redirect(lang, &format!("/servers/{id}?done=rename")),
+        Ok(None) => redirect(lang, &format!("/servers/{id}?done=power")),
+        Err(ServerError::NotFound) => not_found(&state, parts).await,
+        Err(ServerError::InvalidName) => {
+            let feedback = refused(FormError::ServerName, &[("name", &form.name)]);
+            detail(&state, parts, &m.organization_id, &id, None, feedback).await
+        }
+        Err(ServerError::Busy(_)) => {
+            let feedback = refused(FormError::Busy, &[]);
+            detail(&state, parts, &m.organization_id, &id, None, feedback).await
+        }
+        Err(ServerError::Db(error)) => unavailable(&state, parts, error).await,
+    }
+}

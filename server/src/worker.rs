@@ -1,0 +1,86 @@
+//! The background worker every replica runs: it takes due jobs from the
+//! database queue (provisioning, power actions) and, every few seconds,
+//! returns expired holds and sends back-in-stock alerts. All of it is safe
+//! to run on several replicas at once (see backend::jobs).
+
+use backend::jobs;
+use backend::servers::provisioning::Runner;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+use crate::startup::AppState;
+
+/// Jobs one replica runs at the same time; most of their time is spent
+/// waiting on the control plane.
+const PARALLEL_JOBS: usize = 16;
+const POLL: Duration = Duration::from_millis(200);
+const HOUSEKEEPING_EVERY: u32 = 10;
+
+pub fn spawn(state: Arc<AppState>, runner: Runner) {
+    tokio::spawn(async move {
+        let slots = Arc::new(Semaphore::new(PARALLEL_JOBS));
+        let mut tick: u32 = 0;
+        loop {
+            if state.db.pool.is_closed() {
+                return;
+            }
+            take_jobs(&state, &runner, &slots).await;
+            if tick.is_multiple_of(HOUSEKEEPING_EVERY) {
+                housekeeping(&state).await;
+            }
+            tick = tick.wrapping_add(1);
+            tokio::time::sleep(POLL).await;
+        }
+    });
+}
+
+async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore>) {
+    loop {
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            return;
+        };
+        let job = match jobs::claim(&state.db, &runner.owner, state.clock.now()).await {
+            Ok(Some(job)) => job,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::error!(error = %format!("{error:#}"), "claiming a job failed");
+                return;
+            }
+        };
+        let runner = runner.clone();
+        let state = state.clone();
+        tokio::spawn(async move {
+            let outcome = runner.run(&job).await;
+            if let Err(error) =
+                jobs::finish(&state.db, &job, &runner.owner, &outcome, state.clock.now()).await
+            {
+                tracing::error!(job = %job.id, error = %format!("{error:#}"), "finishing a job failed");
+            }
+            drop(permit);
+        });
+    }
+}
+
+async fn housekeeping(state: &AppState) {
+    if let Err(error) = backend::orders::expire_holds(&state.db, &state.clock).await {
+        tracing::error!(error = %format!("{error:#}"), "expiring holds failed");
+    }
+    let catalog = match state.facts.current().await {
+        Ok(v) => v.facts.catalog.clone(),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "loading the catalog failed");
+            return;
+        }
+    };
+    if let Err(error) = backend::stock_alerts::dispatch(
+        &state.db,
+        &state.clock,
+        &catalog,
+        &state.config.public_base_url,
+    )
+    .await
+    {
+        tracing::error!(error = %format!("{error:#}"), "sending stock alerts failed");
+    }
+}
