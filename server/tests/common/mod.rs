@@ -250,6 +250,139 @@ impl TestApp {
         .collect()
     }
 
+    /// Another replica of the application on this test's database; answers
+    /// its base URL. The process keeps serving until the test ends.
+    pub async fn replica(&self, clock: backend::Clock, adjust: impl FnOnce(&mut Config)) -> String {
+        let mut config = Config::for_database(&self.database_url);
+        config.public_base_url = "https://gpu.example.com".to_owned();
+        config.site_root = concat!(env!("CARGO_MANIFEST_DIR"), "/../public").into();
+        adjust(&mut config);
+        let app = Application::build_with_clock(config, clock)
+            .await
+            .expect("starting a replica");
+        let base = format!("http://127.0.0.1:{}", app.port());
+        tokio::spawn(app.run_until_stopped());
+        base
+    }
+
+    /// Creates a staff account with the operator command and logs it in.
+    pub async fn staff(&self, email: &str) -> reqwest::Client {
+        let created = self.ops_ok(&["staff", "add", "--email", email, "--name", "Ops"]);
+        let password = created
+            .split("store it now): ")
+            .nth(1)
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        let browser = self.browser();
+        let page = self
+            .post_as(
+                &browser,
+                "/en/login",
+                "/en/login",
+                &[("email", email), ("password", &password)],
+                &[],
+            )
+            .await;
+        assert_eq!(page.location(), "/en/account", "staff log in");
+        browser
+    }
+
+    /// The order form's hidden values for a plan at a site: (csrf, key).
+    pub async fn order_form(
+        &self,
+        browser: &reqwest::Client,
+        plan: &str,
+        site: &str,
+    ) -> (String, String) {
+        let page = self
+            .get_as(browser, &format!("/en/order?plan={plan}&site={site}"))
+            .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        (
+            csrf_token(&page.body),
+            hidden(&page.body, "idempotency_key"),
+        )
+    }
+
+    /// Places an order with the given extra fields (name, image, country,
+    /// addons, keys, new_key…) and answers the raw response.
+    pub async fn place_order(
+        &self,
+        browser: &reqwest::Client,
+        plan: &str,
+        site: &str,
+        fields: &[(&str, &str)],
+    ) -> Page {
+        let (csrf, key) = self.order_form(browser, plan, site).await;
+        self.post_order(browser, plan, site, &key, &csrf, fields)
+            .await
+    }
+
+    pub async fn post_order(
+        &self,
+        browser: &reqwest::Client,
+        plan: &str,
+        site: &str,
+        key: &str,
+        csrf: &str,
+        fields: &[(&str, &str)],
+    ) -> Page {
+        let mut form: Vec<(&str, &str)> = vec![
+            ("plan", plan),
+            ("site", site),
+            ("idempotency_key", key),
+            ("csrf", csrf),
+            ("intent", "place"),
+        ];
+        let has = |n: &str| fields.iter().any(|(f, _)| *f == n);
+        if !has("name") {
+            form.push(("name", "box-1"));
+        }
+        if !has("image") {
+            form.push(("image", "ubuntu-24.04"));
+        }
+        if !has("country") {
+            form.push(("country", "DE"));
+        }
+        form.extend_from_slice(fields);
+        let response = browser
+            .post(format!("{}/en/order", self.base))
+            .form(&form)
+            .send()
+            .await
+            .expect("posting the order");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        Page {
+            status,
+            headers,
+            body: response.text().await.expect("reading the body"),
+        }
+    }
+
+    /// Polls a server's progress until it is no longer installing or
+    /// restarting; answers its last progress document.
+    pub async fn wait_for_server(
+        &self,
+        browser: &reqwest::Client,
+        server_id: &str,
+    ) -> serde_json::Value {
+        for _ in 0..300 {
+            let page = self
+                .get_as(browser, &format!("/en/servers/{server_id}/progress"))
+                .await;
+            assert_eq!(page.status, 200, "{}", page.body);
+            let progress: serde_json::Value =
+                serde_json::from_str(&page.body).expect("progress is JSON");
+            if progress["done"] == serde_json::Value::Bool(true) {
+                return progress;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("server {server_id} never finished");
+    }
+
     /// Drops the PostgreSQL schema; SQLite folders go with the TempDir.
     pub async fn finish(self) {
         if let Some((base, schema)) = &self.cleanup {
@@ -281,6 +414,30 @@ pub fn csrf_token(body: &str) -> String {
                 .to_owned()
         })
         .unwrap_or_default()
+}
+
+/// The value of a hidden input.
+pub fn hidden(body: &str, name: &str) -> String {
+    let needle = format!("name=\"{name}\" value=\"");
+    body.find(&needle)
+        .map(|at| {
+            body[at + needle.len()..]
+                .split('"')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .unwrap_or_default()
+}
+
+/// The server id of a `/en/servers/{id}?…` redirect.
+pub fn server_id(location: &str) -> String {
+    location
+        .trim_start_matches("/en/servers/")
+        .split(['?', '/'])
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 impl Page {
