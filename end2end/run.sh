@@ -9,6 +9,8 @@
 #   SERVER_BIN  server binary, relative to the repo root (default target/debug/server)
 #   SITE_ROOT   Leptos site root holding /pkg/gpu-storefront.css (default target/site)
 #   KEEP_TMP=1  keep the temp dir (database + server.log) after the run
+#   FLEET_DEV_STEP_MS  simulated install step (default 400: an install takes
+#               ~2.4 s, long enough to watch it in place, short enough to wait for)
 # Extra arguments are passed to `playwright test` (e.g. a spec file or --grep).
 set -euo pipefail
 
@@ -74,6 +76,7 @@ DATABASE_URL="$DATABASE_URL" \
 LISTEN_ADDR="127.0.0.1:$PORT" \
 PUBLIC_BASE_URL="$BASE_URL" \
 LEPTOS_SITE_ROOT="$SITE_ROOT" \
+FLEET_DEV_STEP_MS="${FLEET_DEV_STEP_MS:-400}" \
   "$SERVER_BIN" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 

@@ -1,22 +1,10 @@
-import { test, expect, Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
+import { test, expect } from '@playwright/test';
 import { createHmac } from 'node:crypto';
+import { PASSWORD, lastMailLink, logIn, signUpAndConfirm } from './helpers';
 
 // The portal's front door in a real browser: sign up, confirm through the
 // development outbox, log in, invite a billing colleague who then sees
 // billing access and not the owner's pages.
-
-const PASSWORD = 'violet kettle harbour';
-
-function lastMailLink(to: string): string {
-  const out = execFileSync(process.env.SERVER_BIN!, ['mail', 'outbox', '--to', to, '--limit', '1'], {
-    env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL!, RUST_LOG: 'warn' },
-    encoding: 'utf8',
-  });
-  const match = out.match(/https?:\/\/\S+/);
-  if (!match) throw new Error(`no link in mail to ${to}:\n${out}`);
-  return new URL(match[0]).pathname + new URL(match[0]).search;
-}
 
 /** RFC 6238 TOTP (SHA-1, 6 digits, 30 s) for a base32 secret at a unix time. */
 function totp(secret: string, at: number): string {
@@ -30,27 +18,6 @@ function totp(secret: string, at: number): string {
   const offset = mac[mac.length - 1] & 0xf;
   const value = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
   return value.toString().padStart(6, '0');
-}
-
-async function signUpAndConfirm(page: Page, email: string, name: string, company: string) {
-  await page.goto('/en/signup');
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Company (optional)', { exact: true }).fill(company);
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
-  await page.goto(lastMailLink(email));
-  await page.getByRole('button', { name: 'Confirm email' }).click();
-  await expect(page.getByTestId('notice')).toContainText('Your email is confirmed');
-}
-
-async function logIn(page: Page, email: string) {
-  await page.goto('/en/login');
-  await page.getByLabel('Email', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await expect(page).toHaveURL(/\/en\/account$/);
 }
 
 test('sign up, confirm, log in, enrol 2FA, log in with a code, invite a billing colleague', async ({ browser }) => {

@@ -1,3 +1,4 @@
+import { expect, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 
 export const SITES = ['ams', 'fra', 'lon', 'nyc', 'dal', 'lax', 'sin', 'tyo'] as const;
@@ -59,7 +60,8 @@ function databaseUrl(): string {
 /** Run an operator subcommand of the server binary against the test database. */
 export function operator(args: string[]): string {
   return execFileSync(serverBin(), args, {
-    env: { ...process.env, DATABASE_URL: databaseUrl() },
+    // Quiet logs: callers parse stdout.
+    env: { ...process.env, DATABASE_URL: databaseUrl(), RUST_LOG: 'warn' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 30_000,
@@ -80,4 +82,44 @@ export function hostNames(site: string, plan: string, state?: 'free' | 'maintena
 
 export function setHost(name: string, state: 'free' | 'maintenance' | 'failed', reason = 'e2e test'): void {
   operator(['hosts', 'set', name, state, '--reason', reason]);
+}
+
+/** The password every test account uses. */
+export const PASSWORD = 'violet kettle harbour';
+
+/** The newest mail to an address in the development outbox, as `server mail outbox` prints it. */
+export function lastMail(to: string): string {
+  return operator(['mail', 'outbox', '--to', to, '--limit', '1']);
+}
+
+/** The path and query of the first link in the newest mail to an address. */
+export function lastMailLink(to: string): string {
+  const out = lastMail(to);
+  const match = out.match(/https?:\/\/\S+/);
+  if (!match) throw new Error(`no link in mail to ${to}:\n${out}`);
+  const url = new URL(match[0]);
+  return url.pathname + url.search;
+}
+
+/** Signs up through the form and confirms the address with the mailed link. */
+export async function signUpAndConfirm(page: Page, email: string, name: string, company: string) {
+  await page.goto('/en/signup');
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Company (optional)', { exact: true }).fill(company);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
+  await page.goto(lastMailLink(email));
+  await page.getByRole('button', { name: 'Confirm email' }).click();
+  await expect(page.getByTestId('notice')).toContainText('Your email is confirmed');
+}
+
+/** Logs in with the test password; lands on the account page. */
+export async function logIn(page: Page, email: string) {
+  await page.goto('/en/login');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page).toHaveURL(/\/en\/account$/);
 }

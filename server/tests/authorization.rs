@@ -27,7 +27,8 @@ const LOGIN: Want = Redirect("/en/login");
 const DENIED: Want = Status(403);
 
 /// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
-/// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`.
+/// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`;
+/// paths may name `{order_a}` and `{server_a}` (placed by A's owner).
 type Row = (
     &'static str,
     &'static str,
@@ -208,6 +209,127 @@ const ROWS: &[Row] = &[
         &[("token", "nope"), ("password", "amber lantern meadow")],
         [Status(422); 6],
     ),
+    (
+        "GET",
+        "/{lang}/order",
+        "/en/order?plan=g-ada&site=fra",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/order",
+        "/en/order",
+        &[("intent", "update"), ("plan", "g-ada"), ("site", "fra"), ("country", "NL")],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/orders",
+        "/en/orders",
+        &[],
+        [LOGIN, Ok, Ok, Ok, Ok, DENIED],
+    ),
+    // Placed by A's owner: technical members see only their own orders.
+    (
+        "GET",
+        "/{lang}/orders/{id}",
+        "/en/orders/{order_a}",
+        &[],
+        [LOGIN, Status(404), Status(404), Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers",
+        "/en/servers",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers/{id}",
+        "/en/servers/{server_a}",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers/{id}/progress",
+        "/en/servers/{server_a}/progress",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/servers/{id}/{action}",
+        "/en/servers/{server_a}/rename",
+        &[("name", "renamed-by-{caller}")],
+        [
+            LOGIN,
+            Status(404),
+            Redirect("/en/servers/"),
+            DENIED,
+            Redirect("/en/servers/"),
+            DENIED,
+        ],
+    ),
+    (
+        "GET",
+        "/{lang}/keys",
+        "/en/keys",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/keys/{action}",
+        "/en/keys/add",
+        &[("public_key", "not a key")],
+        [LOGIN, Status(422), Status(422), DENIED, Status(422), DENIED],
+    ),
+    // Anyone may ask for a stock alert and use an unsubscribe link.
+    (
+        "POST",
+        "/{lang}/alerts",
+        "/en/alerts",
+        &[("email", "alert-{caller}@example.com"), ("plan", "g-l40s-x2"), ("site", "tyo")],
+        [Redirect("/en/configure?plan=g-l40s-x2&site=tyo&alert=1"); 6],
+    ),
+    (
+        "GET",
+        "/{lang}/alerts/unsubscribe",
+        "/en/alerts/unsubscribe?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "POST",
+        "/{lang}/alerts/unsubscribe",
+        "/en/alerts/unsubscribe",
+        &[("token", "nope")],
+        [Redirect("/en/alerts/unsubscribe?done=0"); 6],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/hosts",
+        "/en/staff/hosts",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    (
+        "POST",
+        "/{lang}/staff/hosts/{action}",
+        "/en/staff/hosts/set",
+        &[("name", "no-such-host"), ("state", "free")],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/orders",
+        "/en/staff/orders",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
     // Last: it ends the sessions.
     (
         "POST",
@@ -303,6 +425,22 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         )
         .await;
     assert_eq!(page.location(), "/en/account", "staff log in");
+    // An order and its server in organization A, placed by its owner.
+    let placed = app
+        .place_order(&owner, "g-ada", "ams", &[("name", "a-box")])
+        .await;
+    let server_a = common::server_id(placed.location());
+    let server_page = app
+        .get_as(&owner, &format!("/en/servers/{server_a}"))
+        .await
+        .body;
+    let order_a = server_page
+        .split("href=\"/en/orders/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!order_a.is_empty() && !server_a.is_empty());
     let callers = [
         app.browser(),
         other,
@@ -337,6 +475,9 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
 
     let mut failures = Vec::new();
     for (method, _, path, fields, wants) in ROWS {
+        let path = &path
+            .replace("{order_a}", &order_a)
+            .replace("{server_a}", &server_a);
         for (i, caller) in callers.iter().enumerate() {
             let fields: Vec<(&str, String)> = fields
                 .iter()

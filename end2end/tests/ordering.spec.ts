@@ -1,0 +1,116 @@
+import { test, expect } from '@playwright/test';
+import { lastMail, logIn, signUpAndConfirm } from './helpers';
+
+// Ordering in a real browser: from the configure page to a running server,
+// watched in place by /portal.js; and the stock alert offered where a plan
+// is sold out. run.sh sets FLEET_DEV_STEP_MS=400, so an install takes ~2.4 s.
+
+declare global {
+  interface Window {
+    __e2eSameDocument?: boolean;
+  }
+}
+
+test('order a G-ADA in Frankfurt, watch it install in place, see the order delivered', async ({ page }) => {
+  test.setTimeout(60_000);
+  const email = `orderer-${Date.now()}@example.com`;
+  await signUpAndConfirm(page, email, 'Olga Orr', 'Orr Compute');
+  await logIn(page, email);
+
+  await page.goto('/en/configure?plan=g-ada&site=fra');
+  await page.getByTestId('order-link').click();
+  await expect(page).toHaveURL(/\/en\/order\?plan=g-ada&site=fra$/);
+  await expect(page.getByLabel('Server name')).toHaveValue('g-ada-fra');
+
+  await page.getByLabel('Server name').fill('trainer-1');
+  await page.getByLabel('Debian 13').check();
+  await page.locator('input[name="addons"][value="offsite-backup"]').check();
+  await page.getByLabel('Billing country').selectOption('DE');
+  await page.getByRole('button', { name: 'Update summary' }).click();
+
+  // The re-rendered form keeps every choice and prices it.
+  await expect(page.getByTestId('order-total')).toHaveText('€302.26');
+  const summary = page.locator('#order-summary');
+  await expect(summary).toContainText('€254.00');
+  await expect(summary).toContainText('VAT 19%');
+  await expect(summary).toContainText('€48.26');
+  await expect(page.getByLabel('Server name')).toHaveValue('trainer-1');
+  await expect(page.getByLabel('Debian 13')).toBeChecked();
+  await expect(page.locator('input[name="addons"][value="offsite-backup"]')).toBeChecked();
+  await expect(page.getByLabel('Billing country')).toHaveValue('DE');
+
+  page.on('console', (m) => console.log('CONSOLE', m.type(), m.text()));
+  page.on('response', async (r) => { if (r.url().includes('progress') || r.url().includes('portal.js')) console.log('RESP', r.status(), r.url(), (await r.text()).slice(0, 300)); });
+  page.on('requestfailed', (r) => console.log('FAILED', r.url(), r.failure()?.errorText));
+  await page.getByTestId('place-order').click();
+  await expect(page).toHaveURL(/\/en\/servers\/[^/?]+\?placed=1$/);
+  // Survives only as long as this document does: a reload or navigation drops it.
+  await page.evaluate(() => {
+    window.__e2eSameDocument = true;
+  });
+
+  const badge = page.getByTestId('server-state');
+  await expect(badge).toHaveText(/^(Queued|Installing)$/);
+  const bar = page.locator('#server-live progress[data-live="progress"]');
+  const first = Number(await bar.getAttribute('value'));
+
+  // One sample reads the bar and the marker together, so a reload between
+  // two reads can't pass for an update in place.
+  const sample = () =>
+    page.evaluate(() => {
+      const el = document.querySelector<HTMLProgressElement>('#server-live progress[data-live="progress"]');
+      return { value: el ? el.value : -1, same: window.__e2eSameDocument === true };
+    });
+  await expect
+    .poll(async () => (await sample()).value, { message: 'progress bar moves', timeout: 10_000, intervals: [100] })
+    .toBeGreaterThan(Math.max(first, 0));
+  const moved = await sample();
+  expect(moved.same, `progress ${first} -> ${moved.value} without a navigation`).toBe(true);
+  await expect(page.locator('#server-live [data-live="step"]')).not.toHaveText('Waiting to start');
+  await expect(page.locator('#server-live [data-live="percent"]')).toHaveText(/^\d+%$/);
+
+  // Done: the script reloads once for what only the full page shows.
+  await expect(badge).toHaveText('Running', { timeout: 20_000 });
+  await expect(page.locator('code[data-live="ipv4"]')).toHaveText(/^198\.(18|19)\.\d{1,3}\.\d{1,3}$/);
+  await expect(page.locator('#server-live progress')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Reboot' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Power cycle' })).toBeVisible();
+  await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(2);
+
+  // No SSH key was given: the root password, shown once.
+  await page.getByRole('button', { name: 'Show the root password' }).click();
+  await expect(page.getByTestId('root-password')).toHaveText(/\S{8,}/);
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Show the root password' })).toHaveCount(0);
+  await expect(page.getByTestId('root-password')).toHaveCount(0);
+
+  await page.goto('/en/servers');
+  await expect(page.locator('tr[data-server="trainer-1"]')).toHaveAttribute('data-state', 'running');
+
+  await page.goto('/en/orders');
+  const row = page.locator('tr[data-order]', { has: page.getByRole('rowheader', { name: 'trainer-1' }) });
+  await expect(row).toHaveAttribute('data-state', 'fulfilled');
+  await expect(row).toContainText('Delivered');
+  await expect(row).toContainText('G-ADA · Frankfurt');
+  await expect(row).toContainText('€302.26');
+
+  await page.goto('/zh/orders');
+  await expect(row).toContainText('已交付');
+});
+
+test('sold out: lax × G-L40S ×2 offers a stock alert, which mails a confirmation', async ({ page }) => {
+  const email = `alert-${Date.now()}@example.com`;
+  await page.goto('/en/configure?plan=g-l40s-x2&site=lax');
+  await expect(page.locator('#configure-summary dd[data-stock]')).toHaveAttribute('data-stock', 'sold-out');
+  await expect(page.locator('#configure-summary dd[data-stock]')).toHaveText(/(^|\s)Sold out$/);
+  await expect(page.getByTestId('order-link')).toHaveCount(0);
+
+  const form = page.getByTestId('alert-form');
+  await expect(form).toBeVisible();
+  await form.getByLabel('Email').fill(email);
+  await form.getByRole('button', { name: 'Notify me' }).click();
+
+  await expect(page).toHaveURL(/\/en\/configure\?plan=g-l40s-x2&site=lax&alert=1$/);
+  await expect(page.getByTestId('notice')).toHaveText(/^Done\. We’ll email you once when it’s back/);
+  expect(lastMail(email)).toMatch(/^Subject: Stock alert set/m);
+});
