@@ -13,7 +13,29 @@ on_both_databases!(
     roles_see_orders_servers_and_money_as_allowed,
     power_actions_need_confirmation_and_the_root_password_shows_once,
     bad_order_input_gets_a_clear_error_and_keeps_what_was_typed,
+    logging_in_returns_to_the_order_form,
 );
+
+async fn logging_in_returns_to_the_order_form(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.member("owner@a.example", "Owner", "Org A").await;
+    let visitor = app.browser();
+    let page = app.get_as(&visitor, "/en/order?plan=g-ada&site=fra").await;
+    assert_eq!(page.location(), "/en/login?done=login");
+    let fields = [("email", "owner@a.example"), ("password", common::PASSWORD)];
+    let page = app
+        .post_as(&visitor, "/en/login", "/en/login", &fields, &[])
+        .await;
+    assert_eq!(page.location(), "/en/order?plan=g-ada&site=fra");
+    // Only once: the next login goes to the account page.
+    app.post_as(&visitor, "/en/account", "/en/logout", &[], &[])
+        .await;
+    let page = app
+        .post_as(&visitor, "/en/login", "/en/login", &fields, &[])
+        .await;
+    assert_eq!(page.location(), "/en/account");
+    app.finish().await;
+}
 
 async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: TestDb) {
     let app = TestApp::spawn(db).await;

@@ -55,6 +55,7 @@ pub fn AccountPage() -> impl IntoView {
     view! {
         <Page lang title=p.account_title.to_owned() description=p.account_title.to_owned() rest="/account".to_owned() noindex=true>
             <section class="section portal-form" aria-labelledby="account-title">
+                <super::nav::PortalNav lang />
                 <h1 id="account-title">{p.account_title}</h1>
                 <Notice text=changed />
                 <dl class="account-facts">

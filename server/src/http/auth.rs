@@ -18,6 +18,8 @@ use crate::startup::AppState;
 
 const AUTH_AT: &str = "auth_at";
 const CSRF: &str = "csrf";
+/// The page an anonymous visitor asked for, to return to after login.
+const RETURN_TO: &str = "return_to";
 pub const ORGANIZATION: &str = "org_id";
 /// However active, a login lasts at most this long.
 pub const ABSOLUTE_SECS: i64 = 12 * 3600;
@@ -71,6 +73,12 @@ pub async fn load_viewer(
         }
         None => {
             if let Some(lang) = protected(&path) {
+                if req.method() == http::Method::GET {
+                    let wanted = req.uri().path_and_query().map(|p| p.as_str().to_owned());
+                    if let Err(error) = session.insert(RETURN_TO, wanted).await {
+                        tracing::warn!(%error, "remembering the requested page failed");
+                    }
+                }
                 return Redirect::to(&format!("/{}/login?done=login", lang.code())).into_response();
             }
         }
@@ -215,6 +223,21 @@ pub async fn start_login(session: &Session, user_id: &str, now: i64) -> anyhow::
         .insert(CSRF, backend::accounts::tokens::random_token()?)
         .await?;
     Ok(())
+}
+
+/// Where a fresh login goes: the portal page the visitor asked for before
+/// logging in (only ever a path of ours, so it can't redirect elsewhere),
+/// or the account page.
+pub async fn after_login(session: &Session, lang: domain::Lang) -> String {
+    let wanted = session
+        .remove::<Option<String>>(RETURN_TO)
+        .await
+        .ok()
+        .flatten()
+        .flatten();
+    wanted
+        .filter(|p| p.starts_with(&format!("/{}/", lang.code())) && !p.contains("//"))
+        .unwrap_or_else(|| format!("/{}/account", lang.code()))
 }
 
 /// Whether a state-changing request came from our own pages. Browsers send

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
-use super::auth::{same_origin, start_login, ClientIp, CurrentUser};
+use super::auth::{after_login, same_origin, start_login, ClientIp, CurrentUser};
 use crate::startup::AppState;
 
 /// Renders the page at this request's address with the error and the
@@ -209,14 +209,15 @@ pub async fn login(
         // The password was right; the session is not logged in until the code is.
         pending_second_step(&session, &user.id, now)
             .await
-            .map(|()| "/login/code")
+            .map(|()| format!("/{}/login/code", lang.code()))
     } else {
-        start_login(&session, &user.id, now)
-            .await
-            .map(|()| "/account")
+        match start_login(&session, &user.id, now).await {
+            Ok(()) => Ok(after_login(&session, lang).await),
+            Err(error) => Err(error),
+        }
     };
     match result {
-        Ok(next) => to(lang, next),
+        Ok(next) => Redirect::to(&next).into_response(),
         Err(error) => {
             post.refuse(form_error(AccountError::Db(error)), &keep)
                 .await

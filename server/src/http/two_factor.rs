@@ -293,7 +293,9 @@ pub async fn login_code(
         Ok(()) => {
             let _ = session.remove::<String>(PENDING_USER).await;
             match start_login(&session, &user.id, now).await {
-                Ok(()) => Redirect::to(&format!("/{}/account", lang.code())).into_response(),
+                Ok(()) => {
+                    Redirect::to(&super::auth::after_login(&session, lang).await).into_response()
+                }
                 Err(error) => render(&state, parts, refuse(failed(error))).await,
             }
         }
