@@ -117,6 +117,7 @@ impl Application {
                 fleet: Arc::new(fleet),
                 sealer: state.sealer.clone(),
                 owner: format!("worker-{}", backend::db::new_id()),
+                base_url: config.public_base_url.clone(),
             };
             crate::worker::spawn(state.clone(), runner);
         }

@@ -15,13 +15,13 @@ on_both_databases!(one_host_hundred_buyers, five_hosts_hundred_buyers);
 
 async fn one_host_hundred_buyers(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    contend(&app, &[app.base.clone()], 1).await;
+    contend(&app, std::slice::from_ref(&app.base), 1).await;
     app.finish().await;
 }
 
 async fn five_hosts_hundred_buyers(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    contend(&app, &[app.base.clone()], 5).await;
+    contend(&app, std::slice::from_ref(&app.base), 5).await;
     app.finish().await;
 }
 

@@ -114,6 +114,12 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
         page.body.contains("data-event=\"running\""),
         "events are listed"
     );
+    let mail = app.last_mail("owner@a.example");
+    assert!(mail.contains("Your server trainer-1 is ready"), "{mail}");
+    assert!(
+        mail.contains(progress["ipv4"].as_str().unwrap_or("?")),
+        "{mail}"
+    );
 
     let orders = app.get_as(&owner, "/en/orders").await;
     assert_eq!(orders.body.matches("data-order=").count(), 1, "one order");

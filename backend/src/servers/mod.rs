@@ -3,7 +3,10 @@
 //! `failed`; power actions pass through `rebooting`. Every query is scoped
 //! by the owning organization.
 
+mod mail_texts;
 pub mod provisioning;
+
+pub use mail_texts::Ready;
 
 use anyhow::Context;
 use sqlx::any::AnyRow;

@@ -9,6 +9,7 @@
 //! (so nothing is charged) and a healthy host goes back to stock.
 
 use anyhow::Context;
+use sqlx::Row;
 use std::sync::Arc;
 
 use super::{get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT};
@@ -33,6 +34,8 @@ pub struct Runner {
     pub sealer: Sealer,
     /// This worker's name in job leases.
     pub owner: String,
+    /// Where links in mail point: `https://gpu.example.com`.
+    pub base_url: String,
 }
 
 impl Runner {
@@ -211,6 +214,37 @@ impl Runner {
             .await
             .context("fulfilling the order")?;
         record_event(&mut tx, &server.id, "running", "", now).await?;
+        let orderer = sqlx::query(
+            "select u.email, u.lang, s.ipv4, s.ipv6 from orders o join users u on u.id = o.user_id \
+             join servers s on s.order_id = o.id where o.id = $1",
+        )
+        .bind(&server.order_id)
+        .fetch_one(&mut *tx)
+        .await
+        .context("reading who ordered the server")?;
+        let lang =
+            domain::Lang::from_code(&orderer.try_get::<String, _>("lang")?).unwrap_or_default();
+        let link = format!(
+            "{}/{}/servers/{}",
+            self.base_url.trim_end_matches('/'),
+            lang.code(),
+            server.id
+        );
+        let message = super::mail_texts::ready(
+            lang,
+            &super::Ready {
+                to: &orderer.try_get::<String, _>("email")?,
+                name: &server.name,
+                ipv4: &orderer
+                    .try_get::<Option<String>, _>("ipv4")?
+                    .unwrap_or_default(),
+                ipv6: &orderer
+                    .try_get::<Option<String>, _>("ipv6")?
+                    .unwrap_or_default(),
+                link: &link,
+            },
+        );
+        crate::mail::queue(&mut tx, &message, now).await?;
         tx.commit().await.context("committing")?;
         Ok(())
     }
