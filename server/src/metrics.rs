@@ -3,6 +3,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
@@ -19,11 +20,27 @@ pub struct CacheLabels {
     pub result: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct JobLabels {
+    pub kind: String,
+    /// `done`, `retry` or `dead`.
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QueueLabels {
+    pub state: String,
+}
+
 pub struct Metrics {
     pub registry: Registry,
     pub requests: Family<RequestLabels, Counter>,
     pub latency: Family<RequestLabels, Histogram>,
     pub page_cache: Family<CacheLabels, Counter>,
+    /// Job runs finished by this replica.
+    pub jobs_run: Family<JobLabels, Counter>,
+    /// Jobs in the queue by state, read from the database at each scrape.
+    pub jobs_queued: Family<QueueLabels, Gauge>,
 }
 
 impl Metrics {
@@ -47,11 +64,25 @@ impl Metrics {
             "Storefront pages served from cache (hit) or rendered (miss)",
             page_cache.clone(),
         );
+        let jobs_run = Family::<JobLabels, Counter>::default();
+        let jobs_queued = Family::<QueueLabels, Gauge>::default();
+        registry.register(
+            "jobs_run",
+            "Background job runs finished by this replica, by kind and outcome",
+            jobs_run.clone(),
+        );
+        registry.register(
+            "jobs",
+            "Background jobs in the database queue, by state",
+            jobs_queued.clone(),
+        );
         Metrics {
             registry,
             requests,
             latency,
             page_cache,
+            jobs_run,
+            jobs_queued,
         }
     }
 

@@ -52,6 +52,19 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
         let state = state.clone();
         tokio::spawn(async move {
             let outcome = runner.run(&job).await;
+            let label = match outcome {
+                jobs::Outcome::Done => "done",
+                jobs::Outcome::RetryAt(..) => "retry",
+                jobs::Outcome::Dead(_) => "dead",
+            };
+            state
+                .metrics
+                .jobs_run
+                .get_or_create(&crate::metrics::JobLabels {
+                    kind: job.kind.clone(),
+                    outcome: label,
+                })
+                .inc();
             if let Err(error) =
                 jobs::finish(&state.db, &job, &runner.owner, &outcome, state.clock.now()).await
             {

@@ -126,6 +126,12 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
     assert!(strip_tags(&orders.body).contains("€302.26"));
     assert_eq!(app.host_names("fra", "g-ada", "free").len(), before - 1);
     assert_eq!(app.host_names("fra", "g-ada", "held").len(), 0);
+    let metrics = app.get("/metrics").await.body;
+    assert!(
+        metrics.contains("gpu_jobs_run_total{kind=\"provision\",outcome=\"done\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("gpu_jobs{state=\"done\"} 1"), "{metrics}");
     app.finish().await;
 }
 

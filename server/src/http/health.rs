@@ -24,6 +24,20 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
 }
 
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    match backend::jobs::counts(&state.db).await {
+        Ok(counts) => {
+            for (queue_state, n) in counts {
+                state
+                    .metrics
+                    .jobs_queued
+                    .get_or_create(&crate::metrics::QueueLabels { state: queue_state })
+                    .set(n);
+            }
+        }
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "counting jobs for metrics failed")
+        }
+    }
     (
         [(
             http::header::CONTENT_TYPE,
