@@ -80,6 +80,19 @@ impl Db {
             .context("applying database migrations")
     }
 
+    /// Starts a transaction. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`), waiting its turn through the busy timeout: a
+    /// deferred transaction that reads first cannot upgrade its lock while
+    /// another connection writes, and fails instead of waiting (background
+    /// workers write all the time). PostgreSQL's default is right.
+    pub async fn begin(&self) -> anyhow::Result<sqlx::Transaction<'static, sqlx::Any>> {
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        };
+        tx.context("starting a transaction")
+    }
+
     /// Cheap round trip for readiness checks.
     pub async fn ping(&self) -> anyhow::Result<()> {
         sqlx::query("select 1")

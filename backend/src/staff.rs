@@ -28,7 +28,7 @@ pub async fn create(
     let hash = password::hash(secret.clone()).await?;
     let now = clock.now();
     let id = new_id();
-    let mut tx = db.pool.begin().await.context("starting staff creation")?;
+    let mut tx = db.begin().await.context("starting staff creation")?;
     sqlx::query(
         "insert into users (id, email, name, lang, password_hash, email_verified_at, is_staff, created_at, updated_at) \
          values ($1, $2, $3, 'en', $4, $5, 1, $5, $5)",

@@ -48,7 +48,7 @@ pub async fn subscribe(
     };
     let now = clock.now();
     let token = tokens::random_token()?;
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let inserted = sqlx::query(
         "insert into stock_alerts (id, email, lang, plan_id, site_code, token_hash, user_id, created_at) \
          values ($1, $2, $3, $4, $5, $6, $7, $8) \
@@ -128,7 +128,7 @@ pub async fn dispatch(
         };
         // A fresh token: the stored one is a hash and cannot be mailed again.
         let token = tokens::random_token()?;
-        let mut tx = db.pool.begin().await.context("starting a transaction")?;
+        let mut tx = db.begin().await.context("starting a transaction")?;
         let closed = sqlx::query(
             "update stock_alerts set closed_at = $1, close_reason = 'notified', token_hash = $2 \
              where id = $3 and closed_at is null",

@@ -14,7 +14,71 @@ on_both_databases!(
     power_actions_need_confirmation_and_the_root_password_shows_once,
     bad_order_input_gets_a_clear_error_and_keeps_what_was_typed,
     logging_in_returns_to_the_order_form,
+    an_organization_places_at_most_twenty_orders_a_day_in_either_language,
 );
+
+async fn an_organization_places_at_most_twenty_orders_a_day_in_either_language(db: TestDb) {
+    let clock = backend::Clock::manual(1_796_000_000);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    app.ops_ok(&[
+        "hosts", "add", "--site", "dal", "--plan", "g-ada", "--count", "30",
+    ]);
+    for n in 0..backend::orders::DAILY_ORDER_LIMIT {
+        let page = app
+            .place_order(&owner, "g-ada", "dal", &[("name", &format!("n{n}"))])
+            .await;
+        assert_eq!(page.status, 303, "order {n}: {}", page.body);
+    }
+    let refused = app.place_order(&owner, "g-ada", "dal", &[]).await;
+    assert_eq!(refused.status, 429);
+    assert!(refused
+        .body
+        .contains("placed 20 orders in the last 24 hours"));
+    // The form and the refusal read in Chinese on /zh.
+    let zh = app.get_as(&owner, "/zh/order?plan=g-ada&site=dal").await;
+    assert!(zh.body.contains("订购 G-ADA") && zh.body.contains("账单国家/地区"));
+    let key = common::hidden(&zh.body, "idempotency_key");
+    let csrf = common::csrf_token(&zh.body);
+    let answer = owner
+        .post(format!("{}/zh/order", app.base))
+        .form(&[
+            ("plan", "g-ada"),
+            ("site", "dal"),
+            ("idempotency_key", &key),
+            ("csrf", &csrf),
+            ("intent", "place"),
+            ("name", "zh-1"),
+            ("image", "rocky-9"),
+            ("country", "NL"),
+        ])
+        .send()
+        .await
+        .expect("posting");
+    assert_eq!(answer.status().as_u16(), 429);
+    assert!(answer
+        .text()
+        .await
+        .unwrap_or_default()
+        .contains("过去 24 小时内已下了 20 个订单"));
+    // A day later (and logged in again: sessions last 12 hours) there is room.
+    clock.advance(86_401);
+    let fields = [("email", "owner@a.example"), ("password", common::PASSWORD)];
+    let login = app
+        .post_as(&owner, "/en/login", "/en/login", &fields, &[])
+        .await;
+    assert_eq!(
+        login.location(),
+        "/en/account",
+        "{}",
+        strip_tags(&login.body)
+    );
+    let page = app
+        .place_order(&owner, "g-ada", "dal", &[("name", "next-day")])
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    app.finish().await;
+}
 
 async fn logging_in_returns_to_the_order_form(db: TestDb) {
     let app = TestApp::spawn(db).await;

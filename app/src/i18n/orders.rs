@@ -149,4 +149,5 @@ pub struct Orders {
     pub err_transition: &'static str,
     pub err_count: &'static str,
     pub err_form_expired: &'static str,
+    pub err_daily_limit: &'static str,
 }

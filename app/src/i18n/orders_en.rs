@@ -199,4 +199,5 @@ pub static ORDERS_EN: Orders = Orders {
     err_transition: "A host in that state can’t be moved there by hand (held and allocated hosts belong to customers).",
     err_count: "Add between 1 and 500 hosts at once.",
     err_form_expired: "The form expired. Check your choices and place the order again.",
+    err_daily_limit: "Your organization has placed 20 orders in the last 24 hours, the most we accept without a word from you. Contact support and we’ll raise the limit.",
 };

@@ -203,4 +203,5 @@ pub static ORDERS_ZH: Orders = Orders {
     err_transition: "处于该状态的主机不能手动改为这个状态（预留中和已分配的主机属于客户）。",
     err_count: "每次可添加 1 到 500 台主机。",
     err_form_expired: "表单已过期。请检查您的选择后重新下单。",
+    err_daily_limit: "您的组织在过去 24 小时内已下了 20 个订单，这是未经沟通时我们接受的上限。请联系客服，我们会为您提高限额。",
 };

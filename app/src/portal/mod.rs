@@ -98,6 +98,7 @@ pub enum FormError {
     HostTransition,
     HostCount,
     OrderFormExpired,
+    DailyOrderLimit,
 }
 
 impl FormError {
@@ -137,6 +138,7 @@ impl FormError {
             FormError::HostTransition => o.err_transition.to_owned(),
             FormError::HostCount => o.err_count.to_owned(),
             FormError::OrderFormExpired => o.err_form_expired.to_owned(),
+            FormError::DailyOrderLimit => o.err_daily_limit.to_owned(),
         }
     }
 
@@ -147,7 +149,7 @@ impl FormError {
             FormError::NotMember | FormError::UnknownHost => 404,
             FormError::SoldOut | FormError::Busy | FormError::HostTransition => 409,
             FormError::AlreadyMember | FormError::LastOwner | FormError::OnlyOrganization => 409,
-            FormError::Throttled(_) | FormError::TooMany(_) => 429,
+            FormError::Throttled(_) | FormError::TooMany(_) | FormError::DailyOrderLimit => 429,
             FormError::Unavailable => 503,
             _ => 422,
         }

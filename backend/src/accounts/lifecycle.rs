@@ -45,7 +45,7 @@ pub async fn request_email_change(
     let new_email = normalize_email(new_email)?;
     check_password(db, user, current_password).await?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting an email change")?;
+    let mut tx = db.begin().await.context("starting an email change")?;
     let taken: i64 = sqlx::query_scalar("select count(*) from users where email = $1")
         .bind(&new_email)
         .fetch_one(&mut *tx)
@@ -93,7 +93,7 @@ pub async fn confirm_email_change(
     token: &str,
 ) -> Result<User, AccountError> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting the email change")?;
+    let mut tx = db.begin().await.context("starting the email change")?;
     let row = sqlx::query(
         "update email_changes set used_at = $1 where token_hash = $2 and used_at is null and expires_at > $1 \
          returning user_id, new_email",

@@ -156,7 +156,7 @@ pub async fn sign_up(
     // Hash even for a known email, so both answers take as long.
     let hash = password::hash(input.password).await?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting sign-up")?;
+    let mut tx = db.begin().await.context("starting sign-up")?;
     let existing = sqlx::query("select lang from users where email = $1")
         .bind(&email)
         .fetch_optional(&mut *tx)
@@ -229,7 +229,7 @@ pub async fn sign_up(
 
 pub async fn verify_email(db: &Db, clock: &Clock, token: &str) -> Result<User, AccountError> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting verification")?;
+    let mut tx = db.begin().await.context("starting verification")?;
     let user_id = tokens::consume(&mut tx, token, tokens::Purpose::Verify, now)
         .await?
         .ok_or(AccountError::BadLink)?;
@@ -320,7 +320,7 @@ pub async fn request_reset(
         return Ok(());
     };
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting a reset")?;
+    let mut tx = db.begin().await.context("starting a reset")?;
     let row = sqlx::query(&format!(
         "select {USER_COLUMNS} from users where email = $1"
     ))
@@ -352,7 +352,7 @@ pub async fn reset_password(
 ) -> Result<User, AccountError> {
     let now = clock.now();
     // Judge the password first: a refused password must not use up the link.
-    let mut probe = db.pool.begin().await.context("reading the link")?;
+    let mut probe = db.begin().await.context("reading the link")?;
     let holder: Option<String> = sqlx::query_scalar(
         "select u.email from email_tokens t join users u on u.id = t.user_id \
          where t.token_hash = $1 and t.purpose = 'reset' and t.used_at is null and t.expires_at > $2",
@@ -366,7 +366,7 @@ pub async fn reset_password(
     let email = holder.ok_or(AccountError::BadLink)?;
     password::check(new_password, &[&email]).map_err(AccountError::Password)?;
     let hash = password::hash(new_password.to_owned()).await?;
-    let mut tx = db.pool.begin().await.context("starting the reset")?;
+    let mut tx = db.begin().await.context("starting the reset")?;
     let user_id = tokens::consume(&mut tx, token, tokens::Purpose::Reset, now)
         .await?
         .ok_or(AccountError::BadLink)?;
@@ -398,7 +398,7 @@ pub async fn change_password(
     password::check(new_password, &[&user.email, &user.name]).map_err(AccountError::Password)?;
     let hash = password::hash(new_password.to_owned()).await?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting the change")?;
+    let mut tx = db.begin().await.context("starting the change")?;
     set_password(&mut tx, user_id, &hash, now, "password.changed").await?;
     mail::queue(
         &mut tx,

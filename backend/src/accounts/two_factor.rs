@@ -99,7 +99,7 @@ pub async fn confirm(
     let codes = (0..RECOVERY_CODES)
         .map(|_| tokens::random_token().map(|t| format!("{}-{}", &t[..5], &t[5..10])))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut tx = db.pool.begin().await.context("starting 2FA enrolment")?;
+    let mut tx = db.begin().await.context("starting 2FA enrolment")?;
     sqlx::query("update users set totp_secret = $1, totp_enabled_at = $2, totp_last_step = $3, updated_at = $2 where id = $4")
         .bind(sealer.seal(secret)?)
         .bind(now)
@@ -204,7 +204,7 @@ pub async fn verify(
         .await
         .context("using a recovery code")?;
     if spent.rows_affected() == 1 {
-        let mut tx = db.pool.begin().await.context("auditing a recovery code")?;
+        let mut tx = db.begin().await.context("auditing a recovery code")?;
         record(&mut tx, user, "2fa.recovery_code_used", now).await?;
         tx.commit().await.context("committing the audit entry")?;
         Ok(())
@@ -232,7 +232,7 @@ pub async fn disable(
     }
     verify(db, clock, sealer, user, code).await?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting to disable 2FA")?;
+    let mut tx = db.begin().await.context("starting to disable 2FA")?;
     sqlx::query("update users set totp_secret = null, totp_enabled_at = null, totp_last_step = null, updated_at = $1 where id = $2")
         .bind(now)
         .bind(&user.id)
@@ -257,7 +257,7 @@ pub async fn set_requirement(
     actor: &User,
     required: bool,
 ) -> anyhow::Result<()> {
-    let mut tx = db.pool.begin().await.context("starting")?;
+    let mut tx = db.begin().await.context("starting")?;
     sqlx::query("update organizations set require_two_factor = $1 where id = $2")
         .bind(i64::from(required))
         .bind(organization_id)

@@ -57,7 +57,7 @@ pub async fn add_hosts(
     if !(1..=500).contains(&count) {
         return Err(InventoryError::Count);
     }
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let known_site: i64 = sqlx::query_scalar("select count(*) from sites where code = $1")
         .bind(site)
         .fetch_one(&mut *tx)
@@ -145,7 +145,7 @@ pub async fn set_state(
     reason: &str,
 ) -> Result<Host, InventoryError> {
     let from_states = HostState::operator_sources(to);
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let current = sqlx::query("select state from hosts where name = $1")
         .bind(name)
         .fetch_optional(&mut *tx)

@@ -99,7 +99,7 @@ fn parse_tenths(raw: &str) -> Option<u32> {
 /// all in one transaction.
 pub async fn import(db: &Db, clock: &Clock, rows: &[Measurement]) -> anyhow::Result<usize> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting the import")?;
+    let mut tx = db.begin().await.context("starting the import")?;
     for m in rows {
         sqlx::query(
             "insert into latency_measurements (city, country_code, site_code, median_tenth_ms, measured_at, imported_at) \

@@ -90,7 +90,7 @@ pub(crate) async fn host_event(
 /// on every replica at once: each row moves at most once.
 pub async fn expire_holds(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let released = sqlx::query(
         "update hosts set state = 'free', hold_expires_at = null, order_id = null, updated_at = $1 \
          where state = 'held' and hold_expires_at <= $1 returning id",

@@ -18,6 +18,12 @@ use crate::{audit, jobs, Clock, Db};
 
 pub use holds::{expire_holds, HOLD_SECS};
 
+/// Orders an organization may place in 24 hours. Invoice billing allocates
+/// hosts before any money arrives, so a runaway script (or a stolen
+/// session) must not be able to take a whole site's stock. Orders that
+/// failed or expired don't count.
+pub const DAILY_ORDER_LIMIT: i64 = 20;
+
 /// What the order form sends.
 #[derive(Clone, Debug, Default)]
 pub struct NewOrder {
@@ -61,6 +67,9 @@ pub enum OrderError {
     UnknownKey,
     #[error("the order form expired")]
     MissingKey,
+    /// The organization placed [`DAILY_ORDER_LIMIT`] orders in 24 hours.
+    #[error("too many orders today")]
+    DailyLimit,
     /// No host left; the sites that still have this plan.
     #[error("sold out")]
     SoldOut { sites_with_stock: Vec<String> },
@@ -174,6 +183,18 @@ pub async fn place(
             created: false,
         });
     }
+    let recent: i64 = sqlx::query_scalar(
+        "select count(*) from orders where organization_id = $1 and created_at > $2 \
+         and state not in ('failed', 'expired')",
+    )
+    .bind(&new.organization_id)
+    .bind(clock.now() - 86_400)
+    .fetch_one(&db.pool)
+    .await
+    .context("counting recent orders")?;
+    if recent >= DAILY_ORDER_LIMIT {
+        return Err(OrderError::DailyLimit);
+    }
     let plan = catalog.plan(&new.plan).ok_or(OrderError::UnknownPlan)?;
     let site = catalog.site(&new.site).ok_or(OrderError::UnknownSite)?;
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
@@ -208,7 +229,7 @@ pub async fn place(
 
     let order_id = new_id();
     let hold_until = now + HOLD_SECS;
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     // The first statement writes, so SQLite takes its write lock now
     // (waiting its turn) instead of failing to upgrade a read lock later.
     let inserted = sqlx::query(
@@ -346,7 +367,7 @@ pub async fn sites_with_stock(db: &Db, clock: &Clock, plan: &str) -> anyhow::Res
 /// released. Confirming twice changes nothing.
 pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<Order> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let claimed = sqlx::query(
         "update orders set state = 'confirmed', hold_expires_at = null, updated_at = $1 \
          where id = $2 and state in ('held', 'expired') returning server_name",

@@ -42,7 +42,7 @@ pub async fn invite(
     }
     let email = normalize_email(email).map_err(|_| OrgError::InvalidEmail)?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting an invitation")?;
+    let mut tx = db.begin().await.context("starting an invitation")?;
     let member: i64 = sqlx::query_scalar(
         "select count(*) from memberships m join users u on u.id = m.user_id \
          where m.organization_id = $1 and u.email = $2",
@@ -108,7 +108,7 @@ pub async fn accept(
     user: &User,
 ) -> Result<Membership, OrgError> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting to accept")?;
+    let mut tx = db.begin().await.context("starting to accept")?;
     let row = sqlx::query(
         "select id, organization_id, email, role from invitations \
          where token_hash = $1 and accepted_at is null and revoked_at is null and expires_at > $2",

@@ -80,7 +80,7 @@ pub async fn change_role(
         return Err(OrgError::NotAllowed);
     }
     let org = &actor.organization_id;
-    let mut tx = db.pool.begin().await.context("starting a role change")?;
+    let mut tx = db.begin().await.context("starting a role change")?;
     let current = role_of(&mut tx, org, member_id).await?;
     if current == Role::Owner && role != Role::Owner && owners(&mut tx, org).await? <= 1 {
         return Err(OrgError::LastOwner);
@@ -120,7 +120,7 @@ pub async fn remove(
         return Err(OrgError::NotAllowed);
     }
     let org = &actor.organization_id;
-    let mut tx = db.pool.begin().await.context("starting a removal")?;
+    let mut tx = db.begin().await.context("starting a removal")?;
     let current = role_of(&mut tx, org, member_id).await?;
     if current == Role::Owner && owners(&mut tx, org).await? <= 1 {
         return Err(OrgError::LastOwner);

@@ -204,7 +204,7 @@ pub async fn rename(
 ) -> Result<(), ServerError> {
     let name = crate::orders::server_name(raw_name).ok_or(ServerError::InvalidName)?;
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let done = sqlx::query(
         "update servers set name = $1, updated_at = $2 where id = $3 and organization_id = $4 \
          and state <> 'failed'",
@@ -233,7 +233,7 @@ pub async fn power(
     action: PowerAction,
 ) -> Result<(), ServerError> {
     let now = clock.now();
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     let done = sqlx::query(
         "update servers set state = 'rebooting', updated_at = $1 \
          where id = $2 and organization_id = $3 and state = 'running'",
@@ -294,7 +294,7 @@ pub async fn take_root_password(
     let Some(Some(sealed)) = sealed else {
         return Ok(None);
     };
-    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
     // Conditional on the value just read: of two concurrent readers, one
     // clears it and shows it; the other gets nothing.
     let cleared = sqlx::query(

@@ -137,6 +137,18 @@ fn protected(path: &str) -> Option<domain::Lang> {
         .then_some(lang)
 }
 
+/// Ends a session and starts an anonymous one with a fresh CSRF token, so
+/// the login form on the page being rendered can be submitted.
+async fn ended(session: &Session) -> anyhow::Result<Viewer> {
+    session.flush().await?;
+    let token = backend::accounts::tokens::random_token()?;
+    session.insert(CSRF, &token).await?;
+    Ok(Viewer {
+        user: None,
+        csrf_token: token,
+    })
+}
+
 async fn identify(
     state: &AppState,
     session: &Session,
@@ -158,12 +170,10 @@ async fn identify(
     };
     let auth_at = session.get::<i64>(AUTH_AT).await?.unwrap_or(0);
     if state.clock.now() - auth_at > ABSOLUTE_SECS {
-        session.flush().await?;
-        return Ok((None, viewer));
+        return Ok((None, ended(session).await?));
     }
     let Some(user) = backend::accounts::user_by_id(&state.db, &user_id).await? else {
-        session.flush().await?;
-        return Ok((None, viewer));
+        return Ok((None, ended(session).await?));
     };
     let memberships = backend::organizations::memberships_of(&state.db, &user.id).await?;
     let chosen = session.get::<String>(ORGANIZATION).await?;

@@ -150,6 +150,7 @@ fn order_error(error: OrderError) -> (FormError, Option<Vec<String>>) {
         OrderError::UnknownCountry => (FormError::Country, None),
         OrderError::BadKey => (FormError::SshKey, None),
         OrderError::MissingKey => (FormError::OrderFormExpired, None),
+        OrderError::DailyLimit => (FormError::DailyOrderLimit, None),
         OrderError::SoldOut { sites_with_stock } => (FormError::SoldOut, Some(sites_with_stock)),
         OrderError::Db(error) => {
             tracing::error!(error = %format!("{error:#}"), "placing an order failed");
