@@ -68,6 +68,10 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/alerts/unsubscribe") view=crate::portal::alerts::UnsubscribePage />
                 <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />
                 <Route path=path!("/:lang/staff/orders") view=crate::portal::inventory::StaffOrdersPage />
+                <Route path=path!("/:lang/billing") view=crate::portal::billing::BillingPage />
+                <Route path=path!("/:lang/invoices/:id") view=crate::portal::invoice::InvoicePage />
+                <Route path=path!("/:lang/staff/finance") view=crate::portal::finance::FinancePage />
+                <Route path=path!("/:lang/staff/finance/invoices/:id") view=crate::portal::invoice::InvoicePage />
             </Routes>
         </Router>
     }

@@ -9,6 +9,7 @@ pub mod money;
 pub mod order;
 pub mod stock;
 pub mod time;
+pub mod vat;
 
 pub use catalog::{Addon, Catalog, Localized, Plan, PlanId, Site, SiteCode};
 pub use lang::Lang;

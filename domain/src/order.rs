@@ -51,15 +51,36 @@ impl OsImage {
 pub enum VatTreatment {
     /// The rate of the customer's EU country (basis points).
     Charged { rate_bp: i64 },
+    /// A business with a VAT ID in another EU member state accounts for
+    /// the VAT itself: 0% on our invoice, with the reverse-charge note.
+    ReverseCharge,
     /// Outside the EU: no EU VAT is charged.
     OutsideEu,
 }
 
 impl VatTreatment {
+    /// Stored on invoices: `charged`, `reverse_charge`, `outside_eu`.
+    pub fn kind(self) -> &'static str {
+        match self {
+            VatTreatment::Charged { .. } => "charged",
+            VatTreatment::ReverseCharge => "reverse_charge",
+            VatTreatment::OutsideEu => "outside_eu",
+        }
+    }
+
+    pub fn from_stored(kind: &str, rate_bp: i64) -> Option<VatTreatment> {
+        match kind {
+            "charged" => Some(VatTreatment::Charged { rate_bp }),
+            "reverse_charge" => Some(VatTreatment::ReverseCharge),
+            "outside_eu" => Some(VatTreatment::OutsideEu),
+            _ => None,
+        }
+    }
+
     pub fn rate_bp(self) -> i64 {
         match self {
             VatTreatment::Charged { rate_bp } => rate_bp,
-            VatTreatment::OutsideEu => 0,
+            VatTreatment::ReverseCharge | VatTreatment::OutsideEu => 0,
         }
     }
 }

@@ -79,6 +79,37 @@ pub struct Config {
     /// a server move to another host (comma-separated).
     #[arg(long, env = "FLEET_DEV_FAULTY_HOSTS", value_delimiter = ',')]
     pub fleet_dev_faulty_hosts: Vec<String>,
+    /// The company that issues invoices: legal name, as printed on them.
+    #[arg(
+        long,
+        env = "SELLER_NAME",
+        default_value = "Example GPU Hosting B.V. (development)"
+    )]
+    pub seller_name: String,
+    /// Its registered address, one line.
+    #[arg(
+        long,
+        env = "SELLER_ADDRESS",
+        default_value = "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands"
+    )]
+    pub seller_address: String,
+    /// The EU country it is established in (sets domestic VAT and reverse charge).
+    #[arg(long, env = "SELLER_COUNTRY", default_value = "NL")]
+    pub seller_country: String,
+    /// Its VAT ID, printed on invoices.
+    #[arg(long, env = "SELLER_VAT_ID", default_value = "NL000000000B01")]
+    pub seller_vat_id: String,
+    /// The bank account customers pay offline invoices into.
+    #[arg(long, env = "SELLER_IBAN", default_value = "NL00 TEST 0000 0000 00")]
+    pub seller_iban: String,
+    #[arg(long, env = "SELLER_BIC", default_value = "TESTNL2A")]
+    pub seller_bic: String,
+    /// Days from an offline invoice to its due date.
+    #[arg(long, env = "PAYMENT_TERMS_DAYS", default_value_t = 14)]
+    pub payment_terms_days: i64,
+    /// Days a server stays past due before it is suspended.
+    #[arg(long, env = "BILLING_GRACE_DAYS", default_value_t = 7)]
+    pub billing_grace_days: i64,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
@@ -128,6 +159,27 @@ impl Config {
             run_workers: true,
             fleet_dev_step_ms: 10,
             fleet_dev_faulty_hosts: Vec::new(),
+            seller_name: "Example GPU Hosting B.V. (development)".to_owned(),
+            seller_address: "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands".to_owned(),
+            seller_country: "NL".to_owned(),
+            seller_vat_id: "NL000000000B01".to_owned(),
+            seller_iban: "NL00 TEST 0000 0000 00".to_owned(),
+            seller_bic: "TESTNL2A".to_owned(),
+            payment_terms_days: 14,
+            billing_grace_days: 7,
+        }
+    }
+
+    pub fn seller(&self) -> backend::billing::Seller {
+        backend::billing::Seller {
+            name: self.seller_name.clone(),
+            address: self.seller_address.clone(),
+            country: self.seller_country.to_ascii_uppercase(),
+            vat_id: self.seller_vat_id.clone(),
+            iban: self.seller_iban.clone(),
+            bic: self.seller_bic.clone(),
+            payment_terms_days: self.payment_terms_days,
+            grace_days: self.billing_grace_days,
         }
     }
 

@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
 use crate::http::{
-    alerts, auth, headers, health, inventory, keys, lang, members, orders, page_cache, portal, seo,
-    servers, staff, two_factor,
+    alerts, auth, billing, headers, health, inventory, keys, lang, members, orders, page_cache,
+    portal, seo, servers, staff, two_factor,
 };
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
@@ -40,6 +40,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// How orders are paid: offline invoices by default.
     pub billing: Arc<dyn backend::billing::Billing>,
+    /// Who issues the invoices.
+    pub seller: backend::billing::Seller,
 }
 
 pub struct Application {
@@ -94,6 +96,9 @@ impl Application {
                 "SECRET_KEY is required in production (64 hex characters: openssl rand -hex 32)"
             ),
         };
+        if !config.development() && config.seller_iban.contains("TEST") {
+            anyhow::bail!("SELLER_IBAN (and the other SELLER_* settings) must be set in production: invoices print them");
+        }
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,
@@ -105,6 +110,7 @@ impl Application {
             pages: page_cache::PageCache::default(),
             metrics: Metrics::new(),
             billing: Arc::new(backend::billing::InvoiceBilling),
+            seller: config.seller(),
         });
         if config.run_workers {
             let fleet = backend::fleet::dev::DevFleet::new(
@@ -204,6 +210,13 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("GET", "/{lang}/staff/hosts"),
     ("POST", "/{lang}/staff/hosts/{action}"),
     ("GET", "/{lang}/staff/orders"),
+    ("GET", "/{lang}/billing"),
+    ("POST", "/{lang}/billing/profile"),
+    ("GET", "/{lang}/billing/export"),
+    ("GET", "/{lang}/invoices/{id}"),
+    ("GET", "/{lang}/staff/finance"),
+    ("POST", "/{lang}/staff/finance/{action}"),
+    ("GET", "/{lang}/staff/finance/invoices/{id}"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -246,6 +259,13 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("GET", "/{lang}/staff/hosts") => get(inventory::hosts_page),
         ("POST", "/{lang}/staff/hosts/{action}") => post(inventory::hosts_post),
         ("GET", "/{lang}/staff/orders") => get(inventory::staff_orders_page),
+        ("GET", "/{lang}/billing") => get(billing::billing_page),
+        ("POST", "/{lang}/billing/profile") => post(billing::profile_post),
+        ("GET", "/{lang}/billing/export") => get(billing::export),
+        ("GET", "/{lang}/invoices/{id}") => get(billing::invoice_page),
+        ("GET", "/{lang}/staff/finance") => get(billing::finance_page),
+        ("POST", "/{lang}/staff/finance/{action}") => post(billing::finance_post),
+        ("GET", "/{lang}/staff/finance/invoices/{id}") => get(billing::finance_invoice_page),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }

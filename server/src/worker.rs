@@ -1,6 +1,7 @@
 //! The background worker every replica runs: it takes due jobs from the
 //! database queue (provisioning, power actions) and, every few seconds,
-//! returns expired holds and sends back-in-stock alerts. All of it is safe
+//! returns expired holds, issues due invoices, moves overdue servers along
+//! and sends back-in-stock alerts. All of it is safe
 //! to run on several replicas at once (see backend::jobs).
 
 use backend::jobs;
@@ -86,6 +87,16 @@ async fn housekeeping(state: &AppState) {
             return;
         }
     };
+    if let Err(error) =
+        backend::billing::renewal::invoice_due(&state.db, &state.clock, &catalog, &state.seller)
+            .await
+    {
+        tracing::error!(error = %format!("{error:#}"), "issuing invoices failed");
+    }
+    if let Err(error) = backend::billing::dunning::run(&state.db, &state.clock, &state.seller).await
+    {
+        tracing::error!(error = %format!("{error:#}"), "moving overdue servers failed");
+    }
     if let Err(error) = backend::stock_alerts::dispatch(
         &state.db,
         &state.clock,

@@ -2,6 +2,9 @@
 //! value of the same struct, so a missing string is a compile error; this
 //! replaces leptos_i18n (see docs/ARCHITECTURE.md).
 
+pub mod billing;
+mod billing_en;
+mod billing_zh;
 pub mod content;
 mod content_en;
 mod content_zh;
@@ -42,5 +45,12 @@ pub fn orders(lang: Lang) -> &'static orders::Orders {
     match lang {
         Lang::Zh => &orders_zh::ORDERS_ZH,
         Lang::En => &orders_en::ORDERS_EN,
+    }
+}
+
+pub fn billing(lang: Lang) -> &'static billing::Billing {
+    match lang {
+        Lang::Zh => &billing_zh::BILLING_ZH,
+        Lang::En => &billing_en::BILLING_EN,
     }
 }

@@ -28,6 +28,7 @@ pub struct Orders {
     pub sum_net: &'static str,
     pub sum_vat: fn(i64) -> String,
     pub sum_vat_outside: &'static str,
+    pub sum_vat_reverse: &'static str,
     pub sum_total: &'static str,
     pub sum_choose_country: &'static str,
     pub sum_term: &'static str,

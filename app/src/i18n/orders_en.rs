@@ -27,6 +27,7 @@ pub static ORDERS_EN: Orders = Orders {
     sum_net: "Monthly price ex VAT",
     sum_vat: |bp| format!("VAT {}", domain::order::format_rate(bp)),
     sum_vat_outside: "No EU VAT (billed outside the EU)",
+    sum_vat_reverse: "VAT 0%: reverse charge (you account for it)",
     sum_total: "Total per month",
     sum_choose_country: "Choose a billing country to see VAT and the total.",
     sum_term: "Minimum term one month, then renews monthly until you cancel. Billed by invoice, payable by bank transfer within 14 days.",

@@ -27,6 +27,7 @@ pub static ORDERS_ZH: Orders = Orders {
     sum_net: "每月价格（不含增值税）",
     sum_vat: |bp| format!("增值税 {}", domain::order::format_rate(bp)),
     sum_vat_outside: "不收欧盟增值税（在欧盟以外开票）",
+    sum_vat_reverse: "增值税 0%：反向征收（由您自行申报）",
     sum_total: "每月合计",
     sum_choose_country: "选择账单国家/地区后即可看到增值税和合计。",
     sum_term:

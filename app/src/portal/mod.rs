@@ -6,9 +6,12 @@
 pub mod account;
 pub mod alerts;
 pub mod audit;
+pub mod billing;
 pub mod email;
+pub mod finance;
 pub mod forms;
 pub mod inventory;
+pub mod invoice;
 pub mod keys;
 pub mod login;
 pub mod members;
@@ -99,6 +102,9 @@ pub enum FormError {
     HostCount,
     OrderFormExpired,
     DailyOrderLimit,
+    BillingProfile,
+    VatId,
+    Amount,
 }
 
 impl FormError {
@@ -139,6 +145,9 @@ impl FormError {
             FormError::HostCount => o.err_count.to_owned(),
             FormError::OrderFormExpired => o.err_form_expired.to_owned(),
             FormError::DailyOrderLimit => o.err_daily_limit.to_owned(),
+            FormError::BillingProfile => crate::i18n::billing(lang).err_profile.to_owned(),
+            FormError::VatId => crate::i18n::billing(lang).err_vat_id.to_owned(),
+            FormError::Amount => crate::i18n::billing(lang).err_amount.to_owned(),
         }
     }
 

@@ -22,7 +22,9 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
                 {technical.then(|| view! { <li><a href=href(lang, "/servers")>{o.nav_servers}</a></li> })}
                 {(technical || money).then(|| view! { <li><a href=href(lang, "/orders")>{o.nav_orders}</a></li> })}
                 {technical.then(|| view! { <li><a href=href(lang, "/keys")>{o.nav_keys}</a></li> })}
+                {money.then(|| view! { <li><a href=href(lang, "/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
                 {staff.then(|| view! { <li><a href=href(lang, "/staff/hosts")>{o.nav_inventory}</a></li> })}
+                {staff.then(|| view! { <li><a href=href(lang, "/staff/finance")>{crate::i18n::billing(lang).nav_finance}</a></li> })}
                 <li><a href=href(lang, "/account")>{p.account_title}</a></li>
             </ul>
         </nav>

@@ -272,6 +272,7 @@ fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
         Some(q) => {
             let vat_label = match q.vat_treatment {
                 domain::VatTreatment::Charged { rate_bp } => (o.sum_vat)(rate_bp),
+                domain::VatTreatment::ReverseCharge => o.sum_vat_reverse.to_owned(),
                 domain::VatTreatment::OutsideEu => o.sum_vat_outside.to_owned(),
             };
             view! {

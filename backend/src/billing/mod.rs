@@ -3,6 +3,17 @@
 //! order at once; the Stripe implementation sends the customer to Stripe
 //! Checkout and confirms from its webhook.
 
+pub mod credit;
+pub mod dunning;
+pub mod finance;
+pub mod invoices;
+mod numbering;
+pub mod profile;
+pub mod renewal;
+mod seller;
+
+pub use seller::Seller;
+
 use async_trait::async_trait;
 
 use crate::orders::{self, Order};

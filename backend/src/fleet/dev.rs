@@ -70,4 +70,9 @@ impl Fleet for DevFleet {
         }
         Ok(())
     }
+
+    async fn set_network(&self, _host: &str, _enabled: bool) -> Result<(), FleetError> {
+        tokio::time::sleep(self.step_delay).await;
+        Ok(())
+    }
 }

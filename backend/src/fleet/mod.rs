@@ -126,4 +126,8 @@ pub trait Fleet: Send + Sync {
     ) -> Result<Option<Addresses>, FleetError>;
 
     async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError>;
+
+    /// Cuts (or restores) a host's public network and console access, for
+    /// a suspension; the machine and its disks keep running.
+    async fn set_network(&self, host: &str, enabled: bool) -> Result<(), FleetError>;
 }

@@ -22,6 +22,9 @@ use crate::{audit, jobs, Clock, Db};
 pub const PROVISION: &str = "provision";
 pub const REBOOT: &str = "reboot";
 pub const POWER_CYCLE: &str = "power_cycle";
+/// Billing suspension: network and console off, data kept.
+pub const SUSPEND: &str = "suspend";
+pub const RESUME: &str = "resume";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
@@ -166,7 +169,7 @@ pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<
     .collect()
 }
 
-pub(crate) async fn record_event(
+pub async fn record_event(
     tx: &mut Transaction<'_, Any>,
     server_id: &str,
     kind: &str,

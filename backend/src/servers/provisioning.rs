@@ -12,7 +12,7 @@ use anyhow::Context;
 use sqlx::Row;
 use std::sync::Arc;
 
-use super::{get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT};
+use super::{get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, RESUME, SUSPEND};
 use crate::fleet::{Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
 use crate::inventory::notify_stock_changed;
 use crate::jobs::{self, Job, Outcome};
@@ -44,6 +44,8 @@ impl Runner {
             PROVISION => self.provision(job).await,
             REBOOT => self.power(job, PowerAction::Reboot).await,
             POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
+            SUSPEND => self.network(job, false).await,
+            RESUME => self.network(job, true).await,
             other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
         };
         result.unwrap_or_else(|error| {
@@ -402,5 +404,23 @@ impl Runner {
         record_event(&mut tx, &server.id, &event, "", now).await?;
         tx.commit().await.context("committing")?;
         Ok(Outcome::Done)
+    }
+
+    /// Suspension and its end: the network follows the billing state.
+    async fn network(&self, job: &Job, enabled: bool) -> anyhow::Result<Outcome> {
+        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+            return Ok(Outcome::Dead("no such server".into()));
+        };
+        let Some(host) = server.host_name.as_deref() else {
+            return Ok(Outcome::Done);
+        };
+        match self.fleet.set_network(host, enabled).await {
+            Ok(()) => Ok(Outcome::Done),
+            Err(error) if job.attempts < MAX_ATTEMPTS => Ok(Outcome::RetryAt(
+                self.clock.now() + 30 * job.attempts,
+                error.to_string(),
+            )),
+            Err(error) => Ok(Outcome::Dead(error.to_string())),
+        }
     }
 }

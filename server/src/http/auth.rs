@@ -129,7 +129,16 @@ fn protected(path: &str) -> Option<domain::Lang> {
     let lang = app::context::lang_of_path(path)?;
     let rest = &path[3..];
     let private = [
-        "/account", "/members", "/audit", "/staff", "/order", "/orders", "/servers", "/keys",
+        "/account",
+        "/members",
+        "/audit",
+        "/staff",
+        "/order",
+        "/orders",
+        "/servers",
+        "/keys",
+        "/billing",
+        "/invoices",
     ];
     private
         .iter()

@@ -1,0 +1,126 @@
+//! Finance (staff): revenue invoiced by month, plan and site; open and
+//! overdue invoices of every organization, marked paid as transfers
+//! arrive; credit notes.
+
+use domain::Money;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::billing::{InvoiceRow, InvoiceTableHead, InvoiceTableRow};
+use super::forms::{CsrfField, FormErrorNotice, Notice};
+use super::nav::PortalNav;
+use super::{from_parts, query};
+use crate::i18n::billing;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FinanceView {
+    pub by_month: Vec<(String, Money)>,
+    pub by_plan: Vec<(String, Money)>,
+    pub by_site: Vec<(String, Money)>,
+    pub open: Vec<InvoiceRow>,
+    /// (id, name) for the credit note form.
+    pub organizations: Vec<(String, String)>,
+}
+
+#[component]
+pub fn FinancePage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/staff/finance" /> }.into_any();
+    }
+    let Some(view) = from_parts::<FinanceView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let b = billing(lang);
+    let done = match query("done").as_deref() {
+        Some("paid") => Some(b.finance_paid_done),
+        Some("credit") => Some(b.finance_credit_done),
+        _ => None,
+    };
+    let table = move |title: &'static str, rows: Vec<(String, Money)>| {
+        let body = rows
+            .into_iter()
+            .map(|(k, m)| {
+                let key = k.clone();
+                view! { <tr data-revenue=key><th scope="row">{k}</th><td class="num">{m.format(lang)}</td></tr> }
+            })
+            .collect_view();
+        view! {
+            <div class="revenue">
+                <h3>{title}</h3>
+                <table>
+                    <thead><tr><th scope="col">{title}</th><th scope="col" class="num">{b.finance_net}</th></tr></thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        }
+    };
+    let open = view
+        .open
+        .into_iter()
+        .map(|row| {
+            let id = row.id.clone();
+            view! {
+                <InvoiceTableRow lang row customer=true base="/staff/finance/invoices" />
+                <tr class="actions-row">
+                    <td colspan="8">
+                        <form method="post" action=href(lang, "/staff/finance/paid") class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="invoice" value=id />
+                            <button type="submit" class="secondary">{b.finance_mark_paid}</button>
+                        </form>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let organizations = view
+        .organizations
+        .iter()
+        .map(|(id, name)| view! { <option value=id.clone()>{name.clone()}</option> })
+        .collect_view();
+    view! {
+        <Page lang title=b.finance_title.to_owned() description=b.finance_title.to_owned() rest="/staff/finance".to_owned() noindex=true>
+            <section class="section portal-form wide" aria-labelledby="finance-title">
+                <PortalNav lang />
+                <h1 id="finance-title">{b.finance_title}</h1>
+                <FormErrorNotice lang />
+                <Notice text=done />
+                <h2>{b.finance_revenue}</h2>
+                <div class="revenue-tables">
+                    {table(b.finance_by_month, view.by_month)}
+                    {table(b.finance_by_plan, view.by_plan)}
+                    {table(b.finance_by_site, view.by_site)}
+                </div>
+                <h2>{b.finance_open}</h2>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_open>
+                    <table class="invoices"><InvoiceTableHead lang customer=true /><tbody>{open}</tbody></table>
+                </div>
+                <h2>{b.finance_credit_title}</h2>
+                <form method="post" action=href(lang, "/staff/finance/credit")>
+                    <CsrfField />
+                    <div class="field">
+                        <label for="organization">{b.finance_organization}</label>
+                        <select id="organization" name="organization">{organizations}</select>
+                    </div>
+                    <div class="field">
+                        <label for="amount">{b.credit_amount}</label>
+                        <input id="amount" name="amount" inputmode="decimal" required pattern="[0-9]+([.,][0-9]{1,2})?" />
+                    </div>
+                    <div class="field">
+                        <label for="reason">{b.credit_reason}</label>
+                        <input id="reason" name="reason" required maxlength="200" />
+                    </div>
+                    <button type="submit">{b.finance_credit_submit}</button>
+                </form>
+            </section>
+        </Page>
+    }
+    .into_any()
+}

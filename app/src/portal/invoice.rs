@@ -1,0 +1,144 @@
+//! One invoice, laid out as the document itself: seller, customer, number,
+//! dates, lines, VAT, total, credit, amount due and how to pay. The print
+//! stylesheet makes "print or save as PDF" give the same document.
+
+use domain::{Lang, Money};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::billing::InvoiceRow;
+use super::from_parts;
+use crate::i18n::billing;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SellerView {
+    pub name: String,
+    pub address: String,
+    pub vat_id: String,
+    pub iban: String,
+    pub bic: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InvoiceView {
+    pub row: InvoiceRow,
+    /// (description zh, description en, period start, period end, amount)
+    pub lines: Vec<(String, String, i64, i64, Money)>,
+    pub subtotal: Money,
+    /// `charged`, `reverse_charge` or `outside_eu`.
+    pub vat_kind: String,
+    pub vat_rate_bp: i64,
+    pub vat: Money,
+    pub credit: Money,
+    pub customer_name: String,
+    pub customer_address: String,
+    pub customer_country: String,
+    pub customer_vat_id: Option<String>,
+    pub seller: SellerView,
+    pub payment_reference: String,
+    pub paid_at: Option<i64>,
+    /// Where "all invoices" leads: the billing page or finance.
+    pub back: String,
+}
+
+#[component]
+pub fn InvoicePage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/billing" /> }.into_any();
+    }
+    let Some(v) = from_parts::<InvoiceView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let b = billing(lang);
+    let row = v.row.clone();
+    let lines = v
+        .lines
+        .iter()
+        .map(|(zh, en, start, end, amount)| {
+            let text = match lang {
+                Lang::Zh => zh.clone(),
+                Lang::En => en.clone(),
+            };
+            view! {
+                <tr>
+                    <td>{text}<span class="period">{format!(" ({} – {})", domain::time::format_date(*start), domain::time::format_date(end - 86_400))}</span></td>
+                    <td class="num">{amount.format(lang)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let vat_label = match v.vat_kind.as_str() {
+        "reverse_charge" => b.invoice_reverse_charge.to_owned(),
+        "outside_eu" => b.invoice_outside_eu.to_owned(),
+        _ => (b.invoice_vat)(v.vat_rate_bp),
+    };
+    let status = if row.overdue {
+        b.overdue
+    } else {
+        (b.status)(&row.status)
+    };
+    let open = row.status == "open";
+    view! {
+        <Page lang title=format!("{} {}", b.invoice_title, row.number) description=b.invoice_title.to_owned() rest=format!("/invoices/{}", row.id) noindex=true>
+            <section class="section invoice-doc" aria-labelledby="invoice-title">
+                <p class="no-print"><a href=href(lang, &v.back)>{b.invoice_back}</a></p>
+                <header class="invoice-head">
+                    <div>
+                        <h1 id="invoice-title">{b.invoice_title}" "<span data-testid="invoice-number">{row.number.clone()}</span></h1>
+                        <p class=format!("state-badge invoice-{}", row.status) data-testid="invoice-status">{status}</p>
+                    </div>
+                    <address>
+                        <strong>{v.seller.name.clone()}</strong><br />
+                        {v.seller.address.clone()}<br />
+                        {format!("{} {}", "VAT", v.seller.vat_id)}
+                    </address>
+                </header>
+                <dl class="facts invoice-facts">
+                    <dt>{b.invoice_to}</dt>
+                    <dd>
+                        <strong>{v.customer_name.clone()}</strong><br />
+                        {v.customer_address.clone()}<br />
+                        {v.customer_country.clone()}
+                        {v.customer_vat_id.clone().map(|id| view! { <br />{format!("VAT {id}")} })}
+                    </dd>
+                    <dt>{b.invoice_date}</dt><dd>{domain::time::format_date(row.issued_at)}</dd>
+                    <dt>{b.col_due}</dt><dd>{domain::time::format_date(row.due_at)}</dd>
+                    <dt>{b.invoice_period}</dt>
+                    <dd>{format!("{} – {}", domain::time::format_date(row.period_start), domain::time::format_date(row.period_end - 86_400))}</dd>
+                </dl>
+                <table class="invoice-lines">
+                    <thead><tr><th scope="col">{b.invoice_line}</th><th scope="col" class="num">{b.invoice_amount}</th></tr></thead>
+                    <tbody>{lines}</tbody>
+                    <tfoot>
+                        <tr><th scope="row">{b.invoice_subtotal}</th><td class="num">{v.subtotal.format(lang)}</td></tr>
+                        <tr><th scope="row">{vat_label}</th><td class="num">{v.vat.format(lang)}</td></tr>
+                        <tr class="total"><th scope="row">{b.invoice_total}</th><td class="num" data-testid="invoice-total">{row.total.format(lang)}</td></tr>
+                        {(v.credit.cents > 0).then(|| view! {
+                            <tr><th scope="row">{b.invoice_credit}</th><td class="num">{format!("-{}", v.credit.format(lang))}</td></tr>
+                        })}
+                        <tr class="total"><th scope="row">{b.invoice_amount_due}</th><td class="num" data-testid="invoice-due">{row.amount_due.format(lang)}</td></tr>
+                    </tfoot>
+                </table>
+                {open.then(|| view! {
+                    <div class="pay-by">
+                        <p>{b.invoice_pay_by_transfer}</p>
+                        <dl class="facts">
+                            <dt>{b.invoice_iban}</dt><dd><code>{v.seller.iban.clone()}</code></dd>
+                            <dt>{b.invoice_bic}</dt><dd><code>{v.seller.bic.clone()}</code></dd>
+                            <dt>{b.invoice_reference}</dt><dd><code>{v.payment_reference.clone()}</code></dd>
+                        </dl>
+                    </div>
+                })}
+                {v.paid_at.map(|at| view! { <p>{b.invoice_paid_on}" "{domain::time::format_date(at)}</p> })}
+            </section>
+        </Page>
+    }
+    .into_any()
+}

@@ -1,0 +1,73 @@
+//! Finance's view across organizations: revenue invoiced (net, ex VAT) by
+//! month, plan and site, from the lines of every invoice that isn't void.
+
+use anyhow::Context;
+use domain::Money;
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+use crate::Db;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Revenue {
+    /// `YYYY-MM` of issue, newest first.
+    pub by_month: Vec<(String, Money)>,
+    pub by_plan: Vec<(String, Money)>,
+    pub by_site: Vec<(String, Money)>,
+}
+
+pub async fn revenue(db: &Db) -> anyhow::Result<Revenue> {
+    let rows = sqlx::query(
+        "select i.issued_at, l.plan_id, l.site_code, l.amount_cents from invoice_lines l \
+         join invoices i on i.id = l.invoice_id where i.status in ('open', 'paid')",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading invoiced revenue")?;
+    let (mut month, mut plan, mut site) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+    for r in &rows {
+        let at: i64 = r.try_get("issued_at")?;
+        let cents: i64 = r.try_get("amount_cents")?;
+        let key = domain::time::format_date(at)[..7].to_owned();
+        *month.entry(key).or_insert(0) += cents;
+        let p: Option<String> = r.try_get("plan_id")?;
+        *plan.entry(p.unwrap_or_default()).or_insert(0) += cents;
+        let s: Option<String> = r.try_get("site_code")?;
+        *site.entry(s.unwrap_or_default()).or_insert(0) += cents;
+    }
+    let money = |m: BTreeMap<String, i64>| -> Vec<(String, Money)> {
+        m.into_iter().map(|(k, c)| (k, Money::eur(c))).collect()
+    };
+    let mut by_month = money(month);
+    by_month.reverse();
+    Ok(Revenue {
+        by_month,
+        by_plan: money(plan),
+        by_site: money(site),
+    })
+}
+
+/// Every organization, for the credit note form: (id, name).
+pub async fn organizations(db: &Db) -> anyhow::Result<Vec<(String, String)>> {
+    sqlx::query("select id, name from organizations order by name")
+        .fetch_all(&db.pool)
+        .await
+        .context("listing organizations")?
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+        .collect()
+}
+
+/// Open invoices of every organization, oldest due first.
+pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<super::invoices::Invoice>> {
+    sqlx::query(&format!(
+        "select {} from invoices where status = 'open' order by due_at, id",
+        super::invoices::COLUMNS
+    ))
+    .fetch_all(&db.pool)
+    .await
+    .context("listing open invoices")?
+    .iter()
+    .map(super::invoices::Invoice::from_row)
+    .collect()
+}

@@ -1,0 +1,259 @@
+//! Invoices as the portal and finance see them: issued offline each month
+//! (bank transfer), or mirrored from Stripe. Amounts are cents; the
+//! customer's name, address and VAT ID are copied onto the invoice when it
+//! is issued, so a later profile change does not rewrite history.
+
+use anyhow::Context;
+use domain::{Money, VatTreatment};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::{audit, Clock, Db};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invoice {
+    pub id: String,
+    pub organization_id: String,
+    pub number: Option<String>,
+    pub status: String,
+    pub period_start: i64,
+    pub period_end: i64,
+    pub issued_at: i64,
+    pub due_at: i64,
+    pub paid_at: Option<i64>,
+    pub subtotal: Money,
+    pub vat_treatment: VatTreatment,
+    pub vat: Money,
+    pub total: Money,
+    pub credit: Money,
+    pub amount_due: Money,
+    pub customer_name: String,
+    pub customer_address: String,
+    pub customer_country: String,
+    pub customer_vat_id: Option<String>,
+    pub billing_method: String,
+    pub payment_reference: String,
+    pub hosted_url: Option<String>,
+    pub pdf_url: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvoiceLine {
+    pub kind: String,
+    pub description_zh: String,
+    pub description_en: String,
+    pub server_id: Option<String>,
+    pub plan_id: Option<String>,
+    pub site_code: Option<String>,
+    pub period_start: i64,
+    pub period_end: i64,
+    pub amount: Money,
+}
+
+pub(crate) const COLUMNS: &str = "id, organization_id, number, status, period_start, period_end, \
+    issued_at, due_at, paid_at, subtotal_cents, vat_treatment, vat_rate_bp, vat_cents, total_cents, \
+    credit_cents, amount_due_cents, customer_name, customer_address, customer_country, \
+    customer_vat_id, billing_method, payment_reference, hosted_url, pdf_url";
+
+impl Invoice {
+    pub(crate) fn from_row(r: &AnyRow) -> anyhow::Result<Invoice> {
+        let kind: String = r.try_get("vat_treatment")?;
+        let rate: i64 = r.try_get("vat_rate_bp")?;
+        let eur = |col: &str| -> anyhow::Result<Money> { Ok(Money::eur(r.try_get(col)?)) };
+        Ok(Invoice {
+            id: r.try_get("id")?,
+            organization_id: r.try_get("organization_id")?,
+            number: r.try_get("number")?,
+            status: r.try_get("status")?,
+            period_start: r.try_get("period_start")?,
+            period_end: r.try_get("period_end")?,
+            issued_at: r.try_get("issued_at")?,
+            due_at: r.try_get("due_at")?,
+            paid_at: r.try_get("paid_at")?,
+            subtotal: eur("subtotal_cents")?,
+            vat_treatment: VatTreatment::from_stored(&kind, rate)
+                .with_context(|| format!("stored VAT treatment {kind:?}"))?,
+            vat: eur("vat_cents")?,
+            total: eur("total_cents")?,
+            credit: eur("credit_cents")?,
+            amount_due: eur("amount_due_cents")?,
+            customer_name: r.try_get("customer_name")?,
+            customer_address: r.try_get("customer_address")?,
+            customer_country: r.try_get("customer_country")?,
+            customer_vat_id: r.try_get("customer_vat_id")?,
+            billing_method: r.try_get("billing_method")?,
+            payment_reference: r.try_get("payment_reference")?,
+            hosted_url: r.try_get("hosted_url")?,
+            pdf_url: r.try_get("pdf_url")?,
+        })
+    }
+
+    /// Issued but not paid, and past its due date.
+    pub fn overdue(&self, now: i64) -> bool {
+        self.status == "open" && self.due_at < now
+    }
+}
+
+/// Filters of the invoice list; empty matches all.
+#[derive(Clone, Debug, Default)]
+pub struct InvoiceFilter {
+    pub status: String,
+    /// `YYYY-MM`: invoices issued in that month (UTC).
+    pub month: String,
+}
+
+/// The first and last second of a `YYYY-MM` month.
+pub fn month_bounds(month: &str) -> Option<(i64, i64)> {
+    let start = domain::time::parse_utc(&format!("{month}-01"))?;
+    Some((start, domain::time::add_months(start, 1)))
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: Option<&str>,
+    filter: &InvoiceFilter,
+) -> anyhow::Result<Vec<Invoice>> {
+    let (from, to) = month_bounds(&filter.month).unwrap_or((i64::MIN / 2, i64::MAX / 2));
+    sqlx::query(&format!(
+        "select {COLUMNS} from invoices where ($1 = '' or organization_id = $1) \
+         and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
+         order by issued_at desc, id desc limit 1000"
+    ))
+    .bind(organization_id.unwrap_or(""))
+    .bind(&filter.status)
+    .bind(from)
+    .bind(to)
+    .fetch_all(&db.pool)
+    .await
+    .context("listing invoices")?
+    .iter()
+    .map(Invoice::from_row)
+    .collect()
+}
+
+/// One invoice of an organization (`None` for anyone else's) with its lines.
+pub async fn get(
+    db: &Db,
+    organization_id: Option<&str>,
+    id: &str,
+) -> anyhow::Result<Option<(Invoice, Vec<InvoiceLine>)>> {
+    let row = sqlx::query(&format!(
+        "select {COLUMNS} from invoices where id = $1 and ($2 = '' or organization_id = $2)"
+    ))
+    .bind(id)
+    .bind(organization_id.unwrap_or(""))
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the invoice")?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let invoice = Invoice::from_row(&row)?;
+    let lines = sqlx::query(
+        "select kind, description_zh, description_en, server_id, plan_id, site_code, period_start, \
+         period_end, amount_cents from invoice_lines where invoice_id = $1 order by position",
+    )
+    .bind(id)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading invoice lines")?
+    .iter()
+    .map(|r| -> anyhow::Result<InvoiceLine> {
+        Ok(InvoiceLine {
+            kind: r.try_get("kind")?,
+            description_zh: r.try_get("description_zh")?,
+            description_en: r.try_get("description_en")?,
+            server_id: r.try_get("server_id")?,
+            plan_id: r.try_get("plan_id")?,
+            site_code: r.try_get("site_code")?,
+            period_start: r.try_get("period_start")?,
+            period_end: r.try_get("period_end")?,
+            amount: Money::eur(r.try_get("amount_cents")?),
+        })
+    })
+    .collect::<anyhow::Result<_>>()?;
+    Ok(Some((invoice, lines)))
+}
+
+/// Finance records a bank transfer: the invoice is paid, and servers that
+/// were past due or suspended for want of it are restored.
+pub async fn mark_paid(db: &Db, clock: &Clock, id: &str, actor: &str) -> anyhow::Result<bool> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let org: Option<String> = sqlx::query_scalar(
+        "update invoices set status = 'paid', paid_at = $1, updated_at = $1 \
+         where id = $2 and status = 'open' returning organization_id",
+    )
+    .bind(now)
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("marking the invoice paid")?;
+    let Some(org) = org else {
+        return Ok(false);
+    };
+    super::dunning::restore_if_settled(&mut tx, &org, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(&org),
+            user_id: None,
+            actor,
+            action: "invoice.paid",
+            detail: id,
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing the payment")?;
+    Ok(true)
+}
+
+/// The month's invoices as CSV for accounting: one row per invoice.
+pub fn to_csv(invoices: &[Invoice]) -> String {
+    let mut out = String::from(
+        "number,issued,due,status,customer,country,vat_id,period_start,period_end,net,vat_treatment,vat_rate,vat,total,credit,amount_due,currency,paid\n",
+    );
+    for i in invoices {
+        let cents = |m: Money| format!("{}.{:02}", m.cents / 100, (m.cents % 100).abs());
+        let row = [
+            i.number.clone().unwrap_or_default(),
+            domain::time::format_date(i.issued_at),
+            domain::time::format_date(i.due_at),
+            i.status.clone(),
+            i.customer_name.clone(),
+            i.customer_country.clone(),
+            i.customer_vat_id.clone().unwrap_or_default(),
+            domain::time::format_date(i.period_start),
+            domain::time::format_date(i.period_end),
+            cents(i.subtotal),
+            i.vat_treatment.kind().to_owned(),
+            domain::order::format_rate(i.vat_treatment.rate_bp()),
+            cents(i.vat),
+            cents(i.total),
+            cents(i.credit),
+            cents(i.amount_due),
+            i.total.currency.code().to_owned(),
+            i.paid_at.map(domain::time::format_date).unwrap_or_default(),
+        ];
+        let escaped: Vec<String> = row.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&escaped.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Quotes a field when needed, and defuses spreadsheet formulas.
+fn csv_field(raw: &str) -> String {
+    let safe = if raw.starts_with(['=', '+', '-', '@']) {
+        format!("'{raw}")
+    } else {
+        raw.to_owned()
+    };
+    if safe.contains([',', '"', '\n']) {
+        format!("\"{}\"", safe.replace('"', "\"\""))
+    } else {
+        safe
+    }
+}

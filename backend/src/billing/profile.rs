@@ -1,0 +1,148 @@
+//! The organization's billing profile: who invoices are addressed to, where
+//! (which sets the VAT), and the VAT ID that makes a business in another EU
+//! country pay by reverse charge.
+
+use anyhow::Context;
+use domain::vat::parse_vat_id;
+use sqlx::Row;
+
+use crate::{audit, Clock, Db};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BillingProfile {
+    pub legal_name: String,
+    pub address: String,
+    pub postal_code: String,
+    pub city: String,
+    pub country: String,
+    pub vat_id: Option<String>,
+    pub billing_email: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("{0} is required")]
+    Missing(&'static str),
+    #[error("unknown country")]
+    Country,
+    #[error("the VAT ID does not have the format of the country")]
+    VatId,
+    #[error("not a valid email address")]
+    Email,
+    #[error(transparent)]
+    Db(#[from] anyhow::Error),
+}
+
+pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<BillingProfile>> {
+    let row = sqlx::query(
+        "select legal_name, address, postal_code, city, country, vat_id, billing_email \
+         from billing_profiles where organization_id = $1",
+    )
+    .bind(organization_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the billing profile")?;
+    row.map(|r| -> anyhow::Result<BillingProfile> {
+        Ok(BillingProfile {
+            legal_name: r.try_get("legal_name")?,
+            address: r.try_get("address")?,
+            postal_code: r.try_get("postal_code")?,
+            city: r.try_get("city")?,
+            country: r.try_get("country")?,
+            vat_id: r.try_get("vat_id")?,
+            billing_email: r.try_get("billing_email")?,
+        })
+    })
+    .transpose()
+}
+
+/// Checks and normalises a profile as typed.
+pub fn validate(input: &BillingProfile) -> Result<BillingProfile, ProfileError> {
+    let text = |value: &str, field: &'static str, max: usize| {
+        let v = value.trim();
+        if v.is_empty() || v.chars().count() > max {
+            Err(ProfileError::Missing(field))
+        } else {
+            Ok(v.to_owned())
+        }
+    };
+    let country = input.country.trim().to_ascii_uppercase();
+    let known = domain::order::country(&country).ok_or(ProfileError::Country)?;
+    let vat_id = match input.vat_id.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(raw) if known.eu => Some(parse_vat_id(&country, raw).ok_or(ProfileError::VatId)?),
+        // Outside the EU a tax number is printed as given.
+        Some(raw) => Some(raw.chars().take(40).collect()),
+    };
+    let billing_email =
+        crate::accounts::normalize_email(&input.billing_email).map_err(|_| ProfileError::Email)?;
+    Ok(BillingProfile {
+        legal_name: text(&input.legal_name, "legal_name", 200)?,
+        address: text(&input.address, "address", 300)?,
+        postal_code: text(&input.postal_code, "postal_code", 20)?,
+        city: text(&input.city, "city", 100)?,
+        country,
+        vat_id,
+        billing_email,
+    })
+}
+
+pub async fn save(
+    db: &Db,
+    clock: &Clock,
+    organization_id: &str,
+    actor: &str,
+    input: &BillingProfile,
+) -> Result<BillingProfile, ProfileError> {
+    let profile = validate(input)?;
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    sqlx::query(
+        "insert into billing_profiles (organization_id, legal_name, address, postal_code, city, \
+         country, vat_id, billing_email, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+         on conflict (organization_id) do update set legal_name = excluded.legal_name, \
+         address = excluded.address, postal_code = excluded.postal_code, city = excluded.city, \
+         country = excluded.country, vat_id = excluded.vat_id, \
+         billing_email = excluded.billing_email, updated_at = excluded.updated_at",
+    )
+    .bind(organization_id)
+    .bind(&profile.legal_name)
+    .bind(&profile.address)
+    .bind(&profile.postal_code)
+    .bind(&profile.city)
+    .bind(&profile.country)
+    .bind(&profile.vat_id)
+    .bind(&profile.billing_email)
+    .bind(now)
+    .execute(&mut *tx)
+    .await
+    .context("saving the billing profile")?;
+    sqlx::query("update organizations set billing_country = $1 where id = $2")
+        .bind(&profile.country)
+        .bind(organization_id)
+        .execute(&mut *tx)
+        .await
+        .context("remembering the billing country")?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(organization_id),
+            user_id: None,
+            actor,
+            action: "billing.profile_saved",
+            detail: &format!(
+                "{} {} {}",
+                profile.legal_name,
+                profile.country,
+                profile.vat_id.as_deref().unwrap_or("-")
+            ),
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit()
+        .await
+        .context("committing the billing profile")?;
+    Ok(profile)
+}
