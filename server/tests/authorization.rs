@@ -28,7 +28,7 @@ const DENIED: Want = Status(403);
 
 /// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
 /// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`;
-/// paths may name `{order_a}` and `{server_a}` (placed by A's owner).
+/// paths may name `{order_a}`, `{server_a}` and `{invoice_a}` (A's owner's order).
 type Row = (
     &'static str,
     &'static str,
@@ -330,6 +330,55 @@ const ROWS: &[Row] = &[
         &[],
         [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
     ),
+    (
+        "GET",
+        "/{lang}/billing",
+        "/en/billing",
+        &[],
+        [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/billing/profile",
+        "/en/billing/profile",
+        &[("legal_name", ""), ("country", "DE")],
+        [LOGIN, Status(422), DENIED, Status(422), Status(422), DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/billing/export",
+        "/en/billing/export?month=2026-11",
+        &[],
+        [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/invoices/{id}",
+        "/en/invoices/{invoice_a}",
+        &[],
+        [LOGIN, Status(404), DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/finance",
+        "/en/staff/finance",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    (
+        "POST",
+        "/{lang}/staff/finance/{action}",
+        "/en/staff/finance/paid",
+        &[("invoice", "no-such-invoice")],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/finance/invoices/{id}",
+        "/en/staff/finance/invoices/{invoice_a}",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
     // Last: it ends the sessions.
     (
         "POST",
@@ -441,6 +490,22 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         .unwrap_or_default()
         .to_owned();
     assert!(!order_a.is_empty() && !server_a.is_empty());
+    // Its first invoice, issued once the server runs.
+    app.wait_for_server(&owner, &server_a).await;
+    let mut invoice_a = String::new();
+    for _ in 0..100 {
+        let billing = app.get_as(&owner, "/en/billing").await.body;
+        if let Some(id) = billing
+            .split("href=\"/en/invoices/")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+        {
+            invoice_a = id.to_owned();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!invoice_a.is_empty(), "the first invoice");
     let callers = [
         app.browser(),
         other,
@@ -477,7 +542,8 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
     for (method, _, path, fields, wants) in ROWS {
         let path = &path
             .replace("{order_a}", &order_a)
-            .replace("{server_a}", &server_a);
+            .replace("{server_a}", &server_a)
+            .replace("{invoice_a}", &invoice_a);
         for (i, caller) in callers.iter().enumerate() {
             let fields: Vec<(&str, String)> = fields
                 .iter()
