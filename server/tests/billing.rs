@@ -251,6 +251,11 @@ async fn the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids(db: Tes
 
     // The order form now prices a German business with a VAT ID: reverse
     // charge, since we are established in the Netherlands.
+    let form = app.get_as(&owner, "/en/order?plan=g-ada&site=fra").await;
+    let text = strip_tags(&form.body);
+    assert!(text.contains("VAT 0%: reverse charge"), "{text}");
+    assert!(text.contains("Total per month€239.00"), "{text}");
+    assert!(text.contains("from your billing profile"), "{text}");
     running_server(&app, &owner, "DE").await;
     let body = wait_for(&app, &owner, "/en/billing", "INV-").await;
     assert!(

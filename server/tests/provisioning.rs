@@ -109,6 +109,7 @@ async fn an_unpaid_hold_expires_and_returns_the_host(db: TestDb) {
         os_image: "ubuntu-24.04".into(),
         billing_country: "JP".into(),
         billing_method: "stripe".into(),
+        seller_country: "NL".into(),
         ..Default::default()
     };
     backend::orders::place(&db, &clock, &catalog, &new)

@@ -21,6 +21,7 @@ pub struct Orders {
     pub order_addons: &'static str,
     pub order_country: &'static str,
     pub order_country_hint: &'static str,
+    pub order_country_profile: &'static str,
     pub order_country_choose: &'static str,
     pub order_eu: &'static str,
     pub order_non_eu: &'static str,

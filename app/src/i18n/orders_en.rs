@@ -20,6 +20,7 @@ pub static ORDERS_EN: Orders = Orders {
     order_addons: "Add-ons",
     order_country: "Billing country",
     order_country_hint: "Sets the VAT on your invoices.",
+    order_country_profile: "(from your billing profile: change it there)",
     order_country_choose: "Choose a country",
     order_eu: "European Union",
     order_non_eu: "Outside the EU",

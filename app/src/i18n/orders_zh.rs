@@ -20,6 +20,7 @@ pub static ORDERS_ZH: Orders = Orders {
     order_addons: "附加服务",
     order_country: "账单国家/地区",
     order_country_hint: "决定发票上的增值税。",
+    order_country_profile: "（来自您的账单资料，请在那里修改）",
     order_country_choose: "请选择国家/地区",
     order_eu: "欧盟",
     order_non_eu: "欧盟以外",

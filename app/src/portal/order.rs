@@ -40,6 +40,8 @@ pub struct OrderFormView {
     /// After a sold-out refusal: the sites that still have the plan.
     pub sold_out: Option<Vec<String>>,
     pub email: String,
+    /// The organization's billing profile sets the country (and VAT ID).
+    pub country_from_profile: bool,
 }
 
 /// The "who should not buy" points that apply to a plan.
@@ -116,7 +118,7 @@ pub fn OrderPage() -> impl IntoView {
                     <ImageChoice lang selected=form.image.clone() />
                     <KeyChoice lang form=form.clone() />
                     <AddonChoice lang plan=plan.clone() selected=form.addons.clone() />
-                    <CountryChoice lang selected=form.country.clone() />
+                    <CountryChoice lang selected=form.country.clone() fixed=form.country_from_profile />
                     <Summary lang plan=plan.clone() form=form.clone() />
                     <NotFor lang plan=plan.id.to_string() />
                     <p class="notes">{o.order_hold_note}</p>
@@ -227,8 +229,22 @@ fn country_name(lang: Lang, c: &Country) -> &'static str {
 }
 
 #[component]
-fn CountryChoice(lang: Lang, selected: String) -> impl IntoView {
+fn CountryChoice(lang: Lang, selected: String, fixed: bool) -> impl IntoView {
     let o = orders(lang);
+    if fixed {
+        let name = domain::order::country(&selected)
+            .map_or(selected.clone(), |c| country_name(lang, c).to_owned());
+        return view! {
+            <div class="field">
+                <p>
+                    <strong>{o.order_country}</strong>": "{name}" "
+                    <a href=href(lang, "/billing#profile")>{o.order_country_profile}</a>
+                </p>
+                <input type="hidden" name="country" value=selected />
+            </div>
+        }
+        .into_any();
+    }
     let group = |eu: bool| {
         COUNTRIES
             .iter()
@@ -247,6 +263,7 @@ fn CountryChoice(lang: Lang, selected: String) -> impl IntoView {
             <p class="hint" id="country-hint">{o.order_country_hint}</p>
         </div>
     }
+    .into_any()
 }
 
 #[component]

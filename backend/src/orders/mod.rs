@@ -45,6 +45,8 @@ pub struct NewOrder {
     pub billing_country: String,
     /// `invoice` (offline) or `stripe`.
     pub billing_method: String,
+    /// The country we are established in (VAT rules).
+    pub seller_country: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -200,7 +202,18 @@ pub async fn place(
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
     let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
     let now = clock.now();
-    let quote = pricing::quote(db, catalog, plan, &new.addons, &new.billing_country, now)
+    // A billing profile, when there is one, decides the country and VAT.
+    let profile = crate::billing::profile::get(db, &new.organization_id).await?;
+    let (billing_country, has_vat_id) = match &profile {
+        Some(p) => (p.country.clone(), p.vat_id.is_some()),
+        None => (new.billing_country.clone(), false),
+    };
+    let billed = pricing::Billed {
+        country: &billing_country,
+        has_vat_id,
+        seller_country: &new.seller_country,
+    };
+    let quote = pricing::quote(db, catalog, plan, &new.addons, &billed, now)
         .await?
         .map_err(|e| match e {
             pricing::PriceError::UnknownAddon(_) => OrderError::UnknownAddon,
@@ -251,7 +264,7 @@ pub async fn place(
     .bind(new.addons.join("\n"))
     .bind(keys.join("\n"))
     .bind(&new.billing_method)
-    .bind(&new.billing_country)
+    .bind(&billing_country)
     .bind(quote.plan.cents)
     .bind(quote.net.cents - quote.plan.cents)
     .bind(quote.vat_treatment.rate_bp())
@@ -294,7 +307,7 @@ pub async fn place(
         ssh_keys::add(&mut *tx, &new.user_id, "", p, now).await?;
     }
     sqlx::query("update organizations set billing_country = $1 where id = $2")
-        .bind(&new.billing_country)
+        .bind(&billing_country)
         .bind(&new.organization_id)
         .execute(&mut *tx)
         .await

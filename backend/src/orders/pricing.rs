@@ -42,15 +42,24 @@ pub async fn vat_treatment(
     Ok(Some(VatTreatment::Charged { rate_bp }))
 }
 
-/// The monthly quote for a plan with add-ons for a billing country.
+/// Who is billed, for VAT: their country, whether they gave a VAT ID, and
+/// the country we are established in.
+pub struct Billed<'a> {
+    pub country: &'a str,
+    pub has_vat_id: bool,
+    pub seller_country: &'a str,
+}
+
+/// The monthly quote for a plan with add-ons for a billed customer.
 pub async fn quote(
     db: &Db,
     catalog: &Catalog,
     plan: &Plan,
     addon_ids: &[String],
-    country_code: &str,
+    billed: &Billed<'_>,
     at: i64,
 ) -> anyhow::Result<Result<Quote, PriceError>> {
+    let country_code = billed.country;
     let mut addons = Vec::new();
     for id in addon_ids {
         match catalog.addon(id).and_then(|a| a.price_for(&plan.id)) {
@@ -58,8 +67,14 @@ pub async fn quote(
             None => return Ok(Err(PriceError::UnknownAddon(id.clone()))),
         }
     }
-    let Some(treatment) = vat_treatment(db, country_code, at).await? else {
+    let Some(standard) = vat_treatment(db, country_code, at).await? else {
         return Ok(Err(PriceError::UnknownCountry(country_code.to_owned())));
     };
+    let treatment = domain::vat::treatment(
+        billed.seller_country,
+        country_code,
+        billed.has_vat_id,
+        standard.rate_bp(),
+    );
     Ok(Ok(Quote::new(plan.monthly_price, addons, treatment)))
 }

@@ -86,12 +86,21 @@ async fn prepare(
         .map(|k| (k.id, k.name, k.fingerprint))
         .collect();
     form.addons.retain(|a| facts.catalog.addon(a).is_some());
+    let profile = backend::billing::profile::get(&state.db, organization_id).await?;
+    if let Some(p) = &profile {
+        form.country = p.country.clone();
+        form.country_from_profile = true;
+    }
     let now = state.clock.now();
     let priced: Vec<String> = form.addons.clone();
-    form.quote =
-        orders::pricing::quote(&state.db, &facts.catalog, plan, &priced, &form.country, now)
-            .await?
-            .ok();
+    let billed = orders::pricing::Billed {
+        country: &form.country,
+        has_vat_id: profile.as_ref().is_some_and(|p| p.vat_id.is_some()),
+        seller_country: &state.seller.country,
+    };
+    form.quote = orders::pricing::quote(&state.db, &facts.catalog, plan, &priced, &billed, now)
+        .await?
+        .ok();
     let with_outside = domain::Quote::new(
         plan.monthly_price,
         priced
@@ -199,6 +208,7 @@ pub async fn order_post(
         new_key: Some(form.new_key.clone()),
         billing_country: form.country.clone(),
         billing_method: state.billing.method().to_owned(),
+        seller_country: state.seller.country.clone(),
     };
     let placed = orders::place(&state.db, &state.clock, &catalog, &new).await;
     let order_id = match placed {
