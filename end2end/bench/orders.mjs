@@ -139,10 +139,15 @@ const secs = (performance.now() - start) / 1000;
 
 const placed = outcomes.filter((o) => o.status === 303 && o.location.includes('/servers/'));
 const soldOut = outcomes.filter((o) => o.status === 409).length;
-const other = outcomes.length - placed.length - soldOut;
+// The per-organization daily order limit (20): keep HOSTS <= 20 × USERS.
+const limited = outcomes.filter((o) => o.status === 429).length;
+const other = outcomes.length - placed.length - soldOut - limited;
 const servers = new Set(placed.map((o) => o.location.split('?')[0]));
-const lat = outcomes.map((o) => o.ms).sort((a, b) => a - b);
-const ok = placed.length === HOSTS && servers.size === HOSTS && other === 0;
+const sorted = (list) => list.map((o) => o.ms).sort((a, b) => a - b);
+const lat = sorted(outcomes);
+const latPlaced = sorted(placed);
+const latSoldOut = sorted(outcomes.filter((o) => o.status === 409));
+const ok = placed.length === HOSTS && servers.size === HOSTS && other === 0 && limited === 0;
 
 console.log(`| | |
 |---|---|
@@ -153,12 +158,14 @@ console.log(`| | |
 | POSTs per second | ${(ORDERS / secs).toFixed(0)} |
 | placed (303 → server) | ${placed.length} (distinct servers: ${servers.size}) |
 | sold out (409) | ${soldOut} |
+| daily order limit (429) | ${limited} |
 | anything else | ${other} |
 | POST latency p50 / p99 / max | ${ms(pct(lat, 50))} / ${ms(pct(lat, 99))} / ${ms(lat[lat.length - 1])} |
+| p50 placed / p50 sold out | ${ms(pct(latPlaced, 50) ?? NaN)} / ${ms(pct(latSoldOut, 50) ?? NaN)} |
 | placed == K | ${ok ? 'yes' : '**NO**'} |`);
 if (other > 0) {
   const seen = new Map();
-  for (const o of outcomes) if (!(o.status === 303 || o.status === 409)) seen.set(o.status, (seen.get(o.status) ?? 0) + 1);
+  for (const o of outcomes) if (![303, 409, 429].includes(o.status)) seen.set(o.status, (seen.get(o.status) ?? 0) + 1);
   console.error('unexpected answers by status:', Object.fromEntries(seen));
 }
 process.exit(ok ? 0 : 1);

@@ -1,5 +1,9 @@
 import { expect, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const SITES = ['ams', 'fra', 'lon', 'nyc', 'dal', 'lax', 'sin', 'tyo'] as const;
 export const PLANS = ['g-ada', 'g-l40s', 'g-l40s-x2'] as const;
@@ -122,4 +126,49 @@ export async function logIn(page: Page, email: string) {
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();
   await expect(page).toHaveURL(/\/en\/account$/);
+}
+
+/** No serious or critical axe violations on the page as it is now. */
+export async function expectAccessible(page: Page, label: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(serious, `axe on ${label}`).toEqual([]);
+}
+
+/** The page, at 360 px wide, scrolls only vertically (the viewport is put back). */
+export async function expectNoSideScroll(page: Page, label: string) {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 800 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (before) await page.setViewportSize(before);
+  expect(width, `scrollWidth at 360 px on ${label}`).toBeLessThanOrEqual(360);
+}
+
+/** Nu Html Checker errors (vnu.jar from npm, the machine's Java) for pages as served. */
+export function htmlErrors(pages: { label: string; html: string }[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'vnu-'));
+  try {
+    const files = pages.map((p, i) => {
+      const file = join(dir, `page-${i}.html`);
+      writeFileSync(file, p.html);
+      return file;
+    });
+    const jar = require.resolve('vnu-jar/build/dist/vnu.jar');
+    let report = '';
+    try {
+      execFileSync('java', ['-jar', jar, '--errors-only', '--format', 'json', ...files], { stdio: 'pipe' });
+    } catch (error: any) {
+      if (error.code === 'ENOENT') throw new Error('java is required for HTML validation');
+      report = String(error.stderr || error.stdout || '');
+    }
+    const messages: any[] = report ? JSON.parse(report).messages : [];
+    return messages.map((m) => {
+      const i = files.indexOf(decodeURI(m.url).replace('file:', ''));
+      return `${pages[i]?.label ?? m.url}: ${m.message} (${m.extract ?? ''})`;
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

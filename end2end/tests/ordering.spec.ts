@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { lastMail, logIn, signUpAndConfirm } from './helpers';
+import { expectAccessible, expectNoSideScroll, htmlErrors, lastMail, logIn, signUpAndConfirm } from './helpers';
 
 // Ordering in a real browser: from the configure page to a running server,
 // watched in place by /portal.js; and the stock alert offered where a plan
@@ -38,10 +38,9 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(page.getByLabel('Debian 13')).toBeChecked();
   await expect(page.locator('input[name="addons"][value="offsite-backup"]')).toBeChecked();
   await expect(page.getByLabel('Billing country')).toHaveValue('DE');
+  await expectAccessible(page, 'the order form');
+  await expectNoSideScroll(page, 'the order form');
 
-  page.on('console', (m) => console.log('CONSOLE', m.type(), m.text()));
-  page.on('response', async (r) => { if (r.url().includes('progress') || r.url().includes('portal.js')) console.log('RESP', r.status(), r.url(), (await r.text()).slice(0, 300)); });
-  page.on('requestfailed', (r) => console.log('FAILED', r.url(), r.failure()?.errorText));
   await page.getByTestId('place-order').click();
   await expect(page).toHaveURL(/\/en\/servers\/[^/?]+\?placed=1$/);
   // Survives only as long as this document does: a reload or navigation drops it.
@@ -76,6 +75,9 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(page.getByRole('button', { name: 'Reboot' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Power cycle' })).toBeVisible();
   await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(2);
+  await expectAccessible(page, 'a running server');
+  await expectNoSideScroll(page, 'a running server');
+  const serverPath = new URL(page.url()).pathname;
 
   // No SSH key was given: the root password, shown once.
   await page.getByRole('button', { name: 'Show the root password' }).click();
@@ -94,8 +96,19 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(row).toContainText('G-ADA · Frankfurt');
   await expect(row).toContainText('€302.26');
 
+  const orderPath = await row.getByRole('link', { name: 'trainer-1' }).getAttribute('href');
+  await expectAccessible(page, 'the orders list');
+  await expectNoSideScroll(page, 'the orders list');
+
   await page.goto('/zh/orders');
   await expect(row).toContainText('已交付');
+
+  // The portal pages of this journey are valid HTML, as served.
+  const paths = ['/en/order?plan=g-ada&site=fra', serverPath, '/en/servers', '/en/orders', orderPath!, '/en/keys'];
+  const pages = [];
+  for (const path of paths) pages.push({ label: path, html: await (await page.request.get(path)).text() });
+  const errors = htmlErrors(pages);
+  expect(errors, errors.join('\n')).toEqual([]);
 });
 
 test('sold out: lax × G-L40S ×2 offers a stock alert, which mails a confirmation', async ({ page }) => {
@@ -113,4 +126,5 @@ test('sold out: lax × G-L40S ×2 offers a stock alert, which mails a confirmati
   await expect(page).toHaveURL(/\/en\/configure\?plan=g-l40s-x2&site=lax&alert=1$/);
   await expect(page.getByTestId('notice')).toHaveText(/^Done\. We’ll email you once when it’s back/);
   expect(lastMail(email)).toMatch(/^Subject: Stock alert set/m);
+  await expectAccessible(page, 'the sold-out configure page with the alert set');
 });
