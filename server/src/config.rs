@@ -110,6 +110,21 @@ pub struct Config {
     /// Days a server stays past due before it is suspended.
     #[arg(long, env = "BILLING_GRACE_DAYS", default_value_t = 7)]
     pub billing_grace_days: i64,
+    /// Stripe secret key (`sk_live_…`). Set, orders are paid through Stripe
+    /// Checkout; unset, by invoice and bank transfer.
+    #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<Redacted>,
+    /// The signing secret of the webhook endpoint (`whsec_…`) that Stripe
+    /// calls at `/stripe/webhook`.
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<Redacted>,
+    /// Stripe's API address (a test double in tests).
+    #[arg(
+        long,
+        env = "STRIPE_API_BASE",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_base: String,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
@@ -127,6 +142,9 @@ pub enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Stripe: sync the catalog to Products and monthly Prices.
+    #[command(subcommand)]
+    Stripe(crate::ops::StripeCommand),
     /// Manage hosts: the inventory behind stock.
     #[command(subcommand)]
     Hosts(crate::ops::HostsCommand),
@@ -167,6 +185,9 @@ impl Config {
             seller_bic: "TESTNL2A".to_owned(),
             payment_terms_days: 14,
             billing_grace_days: 7,
+            stripe_secret_key: None,
+            stripe_webhook_secret: None,
+            stripe_api_base: "https://api.stripe.com".to_owned(),
         }
     }
 

@@ -14,6 +14,7 @@ async fn main() -> std::process::ExitCode {
         Command::Latency(cmd) => server::ops::latency(&cli.config, cmd).await,
         Command::Mail(cmd) => server::ops::mail(&cli.config, cmd).await,
         Command::Staff(cmd) => server::ops::staff(&cli.config, cmd).await,
+        Command::Stripe(cmd) => server::ops::stripe(&cli.config, cmd).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -234,3 +234,32 @@ pub async fn staff(config: &Config, command: StaffCommand) -> anyhow::Result<()>
     }
     Ok(())
 }
+
+#[derive(clap::Subcommand, Debug)]
+pub enum StripeCommand {
+    /// Create or update a Stripe Product and monthly Price for every plan
+    /// and add-on (idempotent: run it after every price change).
+    SyncCatalog,
+}
+
+pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    let key = config
+        .stripe_secret_key
+        .as_ref()
+        .context("STRIPE_SECRET_KEY is not set")?;
+    let client =
+        backend::billing::stripe::StripeClient::new(&config.stripe_api_base, key.expose())?;
+    match command {
+        StripeCommand::SyncCatalog => {
+            let catalog = backend::catalog::load(&db).await?;
+            for line in
+                backend::billing::stripe::sync_catalog(&db, &Clock::system(), &client, &catalog)
+                    .await?
+            {
+                println!("{line}");
+            }
+        }
+    }
+    Ok(())
+}

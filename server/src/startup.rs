@@ -42,6 +42,8 @@ pub struct AppState {
     pub billing: Arc<dyn backend::billing::Billing>,
     /// Who issues the invoices.
     pub seller: backend::billing::Seller,
+    /// Set when Stripe is configured.
+    pub stripe: Option<backend::billing::stripe::StripeClient>,
 }
 
 pub struct Application {
@@ -99,6 +101,13 @@ impl Application {
         if !config.development() && config.seller_iban.contains("TEST") {
             anyhow::bail!("SELLER_IBAN (and the other SELLER_* settings) must be set in production: invoices print them");
         }
+        let stripe = match &config.stripe_secret_key {
+            Some(key) => Some(backend::billing::stripe::StripeClient::new(
+                &config.stripe_api_base,
+                key.expose(),
+            )?),
+            None => None,
+        };
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,
@@ -109,7 +118,13 @@ impl Application {
             facts,
             pages: page_cache::PageCache::default(),
             metrics: Metrics::new(),
-            billing: Arc::new(backend::billing::InvoiceBilling),
+            billing: match &stripe {
+                Some(client) => Arc::new(backend::billing::stripe::StripeBilling {
+                    client: client.clone(),
+                }),
+                None => Arc::new(backend::billing::InvoiceBilling),
+            },
+            stripe,
             seller: config.seller(),
         });
         if config.run_workers {
@@ -217,6 +232,8 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("GET", "/{lang}/staff/finance"),
     ("POST", "/{lang}/staff/finance/{action}"),
     ("GET", "/{lang}/staff/finance/invoices/{id}"),
+    ("POST", "/{lang}/billing/portal"),
+    ("POST", "/{lang}/orders/{id}/pay"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -266,6 +283,8 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("GET", "/{lang}/staff/finance") => get(billing::finance_page),
         ("POST", "/{lang}/staff/finance/{action}") => post(billing::finance_post),
         ("GET", "/{lang}/staff/finance/invoices/{id}") => get(billing::finance_invoice_page),
+        ("POST", "/{lang}/billing/portal") => post(crate::http::stripe::portal),
+        ("POST", "/{lang}/orders/{id}/pay") => post(orders::pay),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }
@@ -361,6 +380,7 @@ fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(lang::root))
         .route("/{lang}/", get(lang::trailing_slash))
+        .route("/stripe/webhook", post(crate::http::stripe::webhook))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
@@ -370,6 +390,10 @@ fn router(state: Arc<AppState>) -> Router {
         .route_service(
             "/favicon.svg",
             ServeFile::new(state.config.site_root.join("favicon.svg")),
+        )
+        .route_service(
+            "/portal.js",
+            ServeFile::new(state.config.site_root.join("portal.js")),
         )
         .merge(storefront)
         .merge(portal_router)

@@ -52,7 +52,17 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
         let runner = runner.clone();
         let state = state.clone();
         tokio::spawn(async move {
-            let outcome = runner.run(&job).await;
+            let outcome = if job.kind == backend::billing::stripe::events::APPLY {
+                backend::billing::stripe::events::apply(
+                    &state.db,
+                    &state.clock,
+                    &job.subject_id,
+                    job.attempts,
+                )
+                .await
+            } else {
+                runner.run(&job).await
+            };
             let label = match outcome {
                 jobs::Outcome::Done => "done",
                 jobs::Outcome::RetryAt(..) => "retry",

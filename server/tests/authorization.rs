@@ -379,6 +379,35 @@ const ROWS: &[Row] = &[
         &[],
         [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
     ),
+    (
+        "POST",
+        "/{lang}/billing/portal",
+        "/en/billing/portal",
+        &[],
+        [
+            LOGIN,
+            Redirect("/en/billing"),
+            DENIED,
+            Redirect("/en/billing"),
+            Redirect("/en/billing"),
+            DENIED,
+        ],
+    ),
+    // Already paid: back to the order.
+    (
+        "POST",
+        "/{lang}/orders/{id}/pay",
+        "/en/orders/{order_a}/pay",
+        &[],
+        [
+            LOGIN,
+            Status(404),
+            Redirect("/en/orders/"),
+            DENIED,
+            Redirect("/en/orders/"),
+            DENIED,
+        ],
+    ),
     // Last: it ends the sessions.
     (
         "POST",

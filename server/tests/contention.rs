@@ -11,7 +11,57 @@ use std::time::Duration;
 
 const ORDERS: usize = 100;
 
-on_both_databases!(one_host_hundred_buyers, five_hosts_hundred_buyers);
+on_both_databases!(
+    one_host_hundred_buyers,
+    five_hosts_hundred_buyers,
+    the_daily_limit_holds_under_concurrency
+);
+
+/// One organization sends 40 orders at once for 30 free hosts: exactly
+/// the daily limit (20) is placed, the rest are refused with 429.
+async fn the_daily_limit_holds_under_concurrency(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.ops_ok(&[
+        "hosts", "add", "--site", "lax", "--plan", "g-ada", "--count", "30",
+    ]);
+    let buyer = app.member("one@example.com", "Buyer", "Solo").await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..40 {
+        let page = app.get_as(&buyer, "/en/order?plan=g-ada&site=lax").await;
+        let (csrf, key) = (
+            csrf_token(&page.body),
+            hidden(&page.body, "idempotency_key"),
+        );
+        let (browser, base) = (buyer.clone(), app.base.clone());
+        tasks.spawn(async move {
+            let name = format!("n{n}");
+            let form = [
+                ("plan", "g-ada"),
+                ("site", "lax"),
+                ("idempotency_key", key.as_str()),
+                ("csrf", csrf.as_str()),
+                ("intent", "place"),
+                ("name", name.as_str()),
+                ("image", "debian-13"),
+                ("country", "FR"),
+            ];
+            let response = browser
+                .post(format!("{base}/en/order"))
+                .form(&form)
+                .send()
+                .await;
+            response.expect("posting").status().as_u16()
+        });
+    }
+    let mut answers = Vec::new();
+    while let Some(status) = tasks.join_next().await {
+        answers.push(status.expect("an order task"));
+    }
+    let placed = answers.iter().filter(|s| **s == 303).count();
+    let limited = answers.iter().filter(|s| **s == 429).count();
+    assert_eq!((placed, limited), (20, 20), "{answers:?}");
+    app.finish().await;
+}
 
 async fn one_host_hundred_buyers(db: TestDb) {
     let app = TestApp::spawn(db).await;

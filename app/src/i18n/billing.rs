@@ -16,6 +16,7 @@ pub struct Billing {
     pub vat_id_hint: &'static str,
     pub billing_email: &'static str,
     pub save: &'static str,
+    pub payment_methods: &'static str,
     pub saved: &'static str,
     pub invoices_title: &'static str,
     pub no_invoices: &'static str,

@@ -15,6 +15,7 @@ pub static BILLING_EN: Billing = Billing {
     vat_id_hint: "Businesses in the EU: with a VAT ID from another EU country than ours, invoices are reverse charged (0% VAT). Leave empty for a consumer.",
     billing_email: "Billing email",
     save: "Save profile",
+    payment_methods: "Payment methods (Stripe)",
     saved: "Billing profile saved. It applies from the next invoice.",
     invoices_title: "Invoices",
     no_invoices: "No invoices match.",

@@ -15,6 +15,7 @@ pub static BILLING_ZH: Billing = Billing {
     vat_id_hint: "欧盟企业：如果增值税号来自与我们不同的欧盟国家，发票按反向征收处理（增值税 0%）。个人客户请留空。",
     billing_email: "账单邮箱",
     save: "保存资料",
+    payment_methods: "付款方式（Stripe）",
     saved: "账单资料已保存，从下一张发票起生效。",
     invoices_title: "发票",
     no_invoices: "没有符合条件的发票。",

@@ -55,6 +55,10 @@ pub struct Orders {
     pub billing_invoice: &'static str,
     pub order_view_server: &'static str,
     pub order_placed_notice: &'static str,
+    pub checkout_done: &'static str,
+    pub checkout_cancelled: &'static str,
+    pub pay_now: &'static str,
+    pub pay_until: fn(&str) -> String,
 
     pub servers_title: &'static str,
     pub servers_empty: &'static str,

@@ -66,6 +66,10 @@ pub static ORDERS_EN: Orders = Orders {
     billing_invoice: "Monthly invoice, bank transfer",
     order_view_server: "View the server",
     order_placed_notice: "Order placed. Your server is being installed; this page follows it.",
+    checkout_done: "Thank you: payment received. The server is set up as soon as Stripe confirms it, usually within seconds.",
+    checkout_cancelled: "Checkout was cancelled; nothing was charged.",
+    pay_now: "Pay with Stripe",
+    pay_until: |t| format!("The server is reserved for you until {t}."),
 
     servers_title: "Servers",
     servers_empty: "No servers yet.",

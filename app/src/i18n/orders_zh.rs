@@ -67,6 +67,10 @@ pub static ORDERS_ZH: Orders = Orders {
     billing_invoice: "月度发票，银行转账",
     order_view_server: "查看服务器",
     order_placed_notice: "订单已提交。您的服务器正在安装，本页会实时显示进度。",
+    checkout_done: "谢谢：已收到付款。Stripe 确认后（通常几秒钟内）就会开始安装服务器。",
+    checkout_cancelled: "已取消付款，没有收取任何费用。",
+    pay_now: "通过 Stripe 付款",
+    pay_until: |t| format!("服务器为您保留到 {t}。"),
 
     servers_title: "服务器",
     servers_empty: "还没有服务器。",

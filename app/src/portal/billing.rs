@@ -49,6 +49,8 @@ pub struct BillingView {
     pub credit_notes: Vec<(String, String, Money, Money, i64)>,
     pub filter_status: String,
     pub filter_month: String,
+    /// Payment methods are managed in Stripe's Billing Portal.
+    pub stripe: bool,
 }
 
 pub const STATUSES: [&str; 5] = ["draft", "open", "paid", "void", "uncollectible"];
@@ -180,6 +182,12 @@ pub fn BillingPage() -> impl IntoView {
                 <p class="lead">{b.intro}</p>
                 <FormErrorNotice lang />
                 <Notice text=done />
+                {view.stripe.then(|| view! {
+                    <form method="post" action=href(lang, "/billing/portal") class="inline">
+                        <CsrfField />
+                        <button type="submit" class="secondary">{b.payment_methods}</button>
+                    </form>
+                })}
                 <h2 id="invoices">{b.invoices_title}</h2>
                 <form method="get" action=href(lang, "/billing") class="choice">
                     <div class="field">

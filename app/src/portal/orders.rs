@@ -28,6 +28,8 @@ pub struct OrderRow {
     pub failure: Option<String>,
     pub placed_by: String,
     pub created_at: i64,
+    /// Until when the host is held for payment.
+    pub hold_expires_at: Option<i64>,
     pub server_id: Option<String>,
     /// Only for viewers who may see money.
     pub amounts: Option<OrderAmounts>,
@@ -200,7 +202,24 @@ pub fn OrderDetailPage() -> impl IntoView {
         .failure
         .as_deref()
         .map(|f| view! { <p class="notice notice-error">{(o.order_failure)(f)}</p> });
-    let placed = super::query("placed").map(|_| o.order_placed_notice);
+    let placed = match super::query("checkout").as_deref() {
+        Some("done") => Some(o.checkout_done),
+        Some("cancelled") => Some(o.checkout_cancelled),
+        _ => super::query("placed").map(|_| o.order_placed_notice),
+    };
+    let pay = (order.state == "held" && view.can_open_server).then(|| {
+        let until = order
+            .hold_expires_at
+            .map(domain::time::format_datetime)
+            .unwrap_or_default();
+        view! {
+            <form method="post" action=href(lang, &format!("/orders/{}/pay", order.id))>
+                <super::forms::CsrfField />
+                <p>{(o.pay_until)(&until)}</p>
+                <button type="submit" data-testid="pay">{o.pay_now}</button>
+            </form>
+        }
+    });
     view! {
         <Page lang title=o.order_detail_title.to_owned() description=o.order_detail_title.to_owned() rest=format!("/orders/{}", order.id) noindex=true>
             <section class="section portal-form wide" aria-labelledby="order-title">
@@ -219,6 +238,7 @@ pub fn OrderDetailPage() -> impl IntoView {
                     <dt>{o.server_addons}</dt><dd>{addons}</dd>
                     {amounts}
                 </dl>
+                {pay}
                 {server_link}
             </section>
         </Page>

@@ -8,9 +8,11 @@ pub mod dunning;
 pub mod finance;
 pub mod invoices;
 mod numbering;
+pub mod pdf;
 pub mod profile;
 pub mod renewal;
 mod seller;
+pub mod stripe;
 
 pub use seller::Seller;
 
@@ -33,7 +35,15 @@ pub trait Billing: Send + Sync {
     /// Stored on the order: `invoice` or `stripe`.
     fn method(&self) -> &'static str;
 
-    async fn checkout(&self, db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<Checkout>;
+    /// `return_to` is where the customer comes back to after paying
+    /// elsewhere: `https://…/en` (the order page is appended).
+    async fn checkout(
+        &self,
+        db: &Db,
+        clock: &Clock,
+        order_id: &str,
+        return_to: &str,
+    ) -> anyhow::Result<Checkout>;
 }
 
 /// Offline billing: the order is accepted when placed and paid by bank
@@ -47,7 +57,13 @@ impl Billing for InvoiceBilling {
         "invoice"
     }
 
-    async fn checkout(&self, db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<Checkout> {
+    async fn checkout(
+        &self,
+        db: &Db,
+        clock: &Clock,
+        order_id: &str,
+        _return_to: &str,
+    ) -> anyhow::Result<Checkout> {
         let order = orders::confirm(db, clock, order_id).await?;
         Ok(Checkout::Confirmed(Box::new(order)))
     }

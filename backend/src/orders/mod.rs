@@ -10,7 +10,7 @@ pub mod pricing;
 use anyhow::Context;
 use domain::{Catalog, OsImage};
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 use crate::db::new_id;
 use crate::ssh_keys::{self, PublicKey};
@@ -185,16 +185,9 @@ pub async fn place(
             created: false,
         });
     }
-    let recent: i64 = sqlx::query_scalar(
-        "select count(*) from orders where organization_id = $1 and created_at > $2 \
-         and state not in ('failed', 'expired')",
-    )
-    .bind(&new.organization_id)
-    .bind(clock.now() - 86_400)
-    .fetch_one(&db.pool)
-    .await
-    .context("counting recent orders")?;
-    if recent >= DAILY_ORDER_LIMIT {
+    // A quick refusal before any work; the count that decides is repeated
+    // inside the transaction below.
+    if recent_orders(&db.pool, &new.organization_id, clock.now()).await? >= DAILY_ORDER_LIMIT {
         return Err(OrderError::DailyLimit);
     }
     let plan = catalog.plan(&new.plan).ok_or(OrderError::UnknownPlan)?;
@@ -243,6 +236,19 @@ pub async fn place(
     let order_id = new_id();
     let hold_until = now + HOLD_SECS;
     let mut tx = db.begin().await.context("starting a transaction")?;
+    // Orders of one organization are placed one at a time, so the daily
+    // limit holds under concurrency (SQLite's immediate transactions are
+    // serial anyway).
+    if db.backend == crate::db::Backend::Postgres {
+        sqlx::query("select id from organizations where id = $1 for update")
+            .bind(&new.organization_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .context("locking the organization's orders")?;
+    }
+    if recent_orders(&mut *tx, &new.organization_id, now).await? >= DAILY_ORDER_LIMIT {
+        return Err(OrderError::DailyLimit);
+    }
     // The first statement writes, so SQLite takes its write lock now
     // (waiting its turn) instead of failing to upgrade a read lock later.
     let inserted = sqlx::query(
@@ -339,6 +345,22 @@ pub async fn place(
     })
 }
 
+async fn recent_orders<'e, E: sqlx::Executor<'e, Database = Any>>(
+    executor: E,
+    organization_id: &str,
+    now: i64,
+) -> anyhow::Result<i64> {
+    sqlx::query_scalar(
+        "select count(*) from orders where organization_id = $1 and created_at > $2 \
+         and state not in ('failed', 'expired')",
+    )
+    .bind(organization_id)
+    .bind(now - 86_400)
+    .fetch_one(executor)
+    .await
+    .context("counting recent orders")
+}
+
 async fn find_by_key(db: &Db, organization_id: &str, key: &str) -> anyhow::Result<Option<String>> {
     sqlx::query_scalar("select id from orders where organization_id = $1 and idempotency_key = $2")
         .bind(organization_id)
@@ -379,27 +401,39 @@ pub async fn sites_with_stock(db: &Db, clock: &Clock, plan: &str) -> anyhow::Res
 /// same site is taken; if there is none the order fails and its charge is
 /// released. Confirming twice changes nothing.
 pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<Order> {
-    let now = clock.now();
-    let mut tx = db.begin().await.context("starting a transaction")?;
+    let mut tx = db.begin().await?;
+    confirm_in(db, &mut tx, order_id, clock.now()).await?;
+    tx.commit().await.context("committing the confirmation")?;
+    get_any(db, order_id).await?.context("no such order")
+}
+
+/// [`confirm`] inside the caller's transaction (a payment webhook records
+/// its event in the same one). Answers the new server's id, or `None` if
+/// the order was confirmed before or has just failed.
+pub async fn confirm_in(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+    order_id: &str,
+    now: i64,
+) -> anyhow::Result<Option<String>> {
     let claimed = sqlx::query(
         "update orders set state = 'confirmed', hold_expires_at = null, updated_at = $1 \
          where id = $2 and state in ('held', 'expired') returning server_name",
     )
     .bind(now)
     .bind(order_id)
-    .fetch_optional(&mut *tx)
+    .fetch_optional(&mut **tx)
     .await
     .context("confirming the order")?;
     if claimed.is_none() {
-        drop(tx);
-        return get_any(db, order_id).await?.context("no such order");
+        return Ok(None);
     }
     let order = {
         let row = sqlx::query(&format!(
             "select {ORDER_COLUMNS}, o.ssh_keys from orders o join users u on u.id = o.user_id where o.id = $1"
         ))
         .bind(order_id)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut **tx)
         .await
         .context("reading the order")?;
         let keys: String = row.try_get("ssh_keys")?;
@@ -412,17 +446,17 @@ pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<O
     )
     .bind(now)
     .bind(order_id)
-    .fetch_optional(&mut *tx)
+    .fetch_optional(&mut **tx)
     .await
     .context("allocating the held host")?;
     let host = match host {
         Some(id) => {
-            holds::host_event(&mut tx, &id, "allocated", &format!("order {order_id}"), now).await?;
+            holds::host_event(tx, &id, "allocated", &format!("order {order_id}"), now).await?;
             Some(id)
         }
         None => holds::take_host(
             db,
-            &mut tx,
+            tx,
             &order.plan_id,
             &order.site_code,
             order_id,
@@ -438,11 +472,10 @@ pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<O
         )
         .bind(now)
         .bind(order_id)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .context("failing the order")?;
-        tx.commit().await.context("committing the failed order")?;
-        return get_any(db, order_id).await?.context("no such order");
+        return Ok(None);
     };
     let server_id = new_id();
     sqlx::query(
@@ -461,22 +494,21 @@ pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<O
     .bind(order.addons.join("\n"))
     .bind(&keys)
     .bind(now)
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await
     .context("creating the server")?;
     sqlx::query("update orders set server_id = $1 where id = $2")
         .bind(&server_id)
         .bind(order_id)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .context("linking the server")?;
-    crate::servers::record_event(&mut tx, &server_id, "ordered", order_id, now).await?;
-    jobs::enqueue(&mut tx, crate::servers::PROVISION, &server_id, now, now).await?;
-    tx.commit().await.context("committing the confirmation")?;
-    get_any(db, order_id).await?.context("no such order")
+    crate::servers::record_event(tx, &server_id, "ordered", order_id, now).await?;
+    jobs::enqueue(tx, crate::servers::PROVISION, &server_id, now, now).await?;
+    Ok(Some(server_id))
 }
 
-async fn get_any(db: &Db, order_id: &str) -> anyhow::Result<Option<Order>> {
+pub async fn get_any(db: &Db, order_id: &str) -> anyhow::Result<Option<Order>> {
     sqlx::query(&format!(
         "select {ORDER_COLUMNS} from orders o join users u on u.id = o.user_id where o.id = $1"
     ))

@@ -61,6 +61,9 @@ fn urlencode(raw: &str) -> String {
     form_urlencoded::byte_serialize(raw.as_bytes()).collect()
 }
 
+/// The form sits on the cached, shared configure page, so it carries no
+/// per-session CSRF token: browsers' `Sec-Fetch-Site`/`Origin` decide, and a
+/// client sending neither is refused.
 pub async fn subscribe(
     State(state): State<Arc<AppState>>,
     current: Option<Extension<CurrentUser>>,

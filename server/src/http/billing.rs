@@ -90,6 +90,7 @@ async fn billing_view(
             .collect(),
         filter_status: filter.status,
         filter_month: filter.month,
+        stripe: state.stripe.is_some(),
     })
 }
 

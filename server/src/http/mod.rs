@@ -17,4 +17,5 @@ pub mod seo;
 pub mod servers;
 pub mod session_store;
 pub mod staff;
+pub mod stripe;
 pub mod two_factor;

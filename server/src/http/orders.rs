@@ -230,7 +230,7 @@ pub async fn order_post(
     // changes nothing.
     match state
         .billing
-        .checkout(&state.db, &state.clock, &order_id)
+        .checkout(&state.db, &state.clock, &order_id, &return_to(&state, lang))
         .await
     {
         Ok(Checkout::Confirmed(order)) => match (&order.server_id, order.state.as_str()) {
@@ -268,6 +268,7 @@ fn row(order: Order, money: bool) -> OrderRow {
         failure: order.failure,
         placed_by: order.placed_by,
         created_at: order.created_at,
+        hold_expires_at: order.hold_expires_at,
         server_id: order.server_id,
         organization: None,
     }
@@ -327,4 +328,54 @@ pub async fn order_detail(
         can_open_server: TECHNICAL.contains(&m.role),
     };
     page(&state, parts, view, FormFeedback::default()).await
+}
+
+fn return_to(state: &AppState, lang: domain::Lang) -> String {
+    format!(
+        "{}/{}",
+        state.config.public_base_url.trim_end_matches('/'),
+        lang.code()
+    )
+}
+
+#[derive(Deserialize)]
+pub struct PayForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Back to Stripe Checkout for an order still waiting for payment (after
+/// "cancel" on Stripe's page, or a lost tab): the same session, since its
+/// idempotency key is the order's.
+pub async fn pay(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+    axum::Form(form): axum::Form<PayForm>,
+) -> Response {
+    let lang = lang_of(&parts);
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return denied(&state, parts).await;
+    };
+    if !trusted(&state, &parts, &form.csrf) {
+        return redirect(lang, &format!("/orders/{id}"));
+    }
+    match orders::get(&state.db, &m.organization_id, &id).await {
+        Ok(Some(order)) if order.state == "held" => {}
+        Ok(Some(_)) => return redirect(lang, &format!("/orders/{id}")),
+        Ok(None) => return not_found(&state, parts).await,
+        Err(error) => return unavailable(&state, parts, error).await,
+    }
+    match state
+        .billing
+        .checkout(&state.db, &state.clock, &id, &return_to(&state, lang))
+        .await
+    {
+        Ok(Checkout::Redirect(url)) => {
+            axum::response::IntoResponse::into_response(axum::response::Redirect::to(&url))
+        }
+        Ok(Checkout::Confirmed(_)) => redirect(lang, &format!("/orders/{id}")),
+        Err(error) => unavailable(&state, parts, error).await,
+    }
 }
