@@ -27,6 +27,13 @@ command -v npm >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
 }
 
+# The font embedded (as a subset) in invoice PDFs: Latin and CJK glyphs in
+# one TrueType collection (DEFAULT_FONT in backend/src/billing/pdf.rs).
+if [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
+  say "installing fonts-wqy-microhei (apt)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei
+fi
+
 if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
   say "adding the wasm32 target"
   rustup target add wasm32-unknown-unknown

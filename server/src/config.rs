@@ -110,6 +110,10 @@ pub struct Config {
     /// Days a server stays past due before it is suspended.
     #[arg(long, env = "BILLING_GRACE_DAYS", default_value_t = 7)]
     pub billing_grace_days: i64,
+    /// A TrueType font with Latin and CJK glyphs for invoice PDFs (Debian:
+    /// fonts-wqy-microhei).
+    #[arg(long, env = "INVOICE_FONT", default_value = backend::billing::pdf::DEFAULT_FONT)]
+    pub invoice_font: PathBuf,
     /// Stripe secret key (`sk_live_…`). Set, orders are paid through Stripe
     /// Checkout; unset, by invoice and bank transfer.
     #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
@@ -185,6 +189,7 @@ impl Config {
             seller_bic: "TESTNL2A".to_owned(),
             payment_terms_days: 14,
             billing_grace_days: 7,
+            invoice_font: backend::billing::pdf::DEFAULT_FONT.into(),
             stripe_secret_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".to_owned(),

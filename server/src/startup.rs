@@ -42,6 +42,9 @@ pub struct AppState {
     pub billing: Arc<dyn backend::billing::Billing>,
     /// Who issues the invoices.
     pub seller: backend::billing::Seller,
+    /// The font of invoice PDFs, read once; `None` if it can't be read (the
+    /// PDF link then answers "unavailable" and the log says why).
+    pub invoice_font: Option<Arc<Vec<u8>>>,
     /// Set when Stripe is configured.
     pub stripe: Option<backend::billing::stripe::StripeClient>,
 }
@@ -108,6 +111,13 @@ impl Application {
             )?),
             None => None,
         };
+        let invoice_font = match backend::billing::pdf::load_font(&config.invoice_font) {
+            Ok(font) => Some(Arc::new(font)),
+            Err(error) => {
+                tracing::warn!(error = %format!("{error:#}"), "invoice PDFs are unavailable");
+                None
+            }
+        };
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,
@@ -126,6 +136,7 @@ impl Application {
             },
             stripe,
             seller: config.seller(),
+            invoice_font,
         });
         if config.run_workers {
             let fleet = backend::fleet::dev::DevFleet::new(
@@ -233,6 +244,8 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("POST", "/{lang}/staff/finance/{action}"),
     ("GET", "/{lang}/staff/finance/invoices/{id}"),
     ("POST", "/{lang}/billing/portal"),
+    ("GET", "/{lang}/invoices/{id}/pdf"),
+    ("GET", "/{lang}/staff/finance/invoices/{id}/pdf"),
     ("POST", "/{lang}/orders/{id}/pay"),
 ];
 
@@ -284,6 +297,8 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/staff/finance/{action}") => post(billing::finance_post),
         ("GET", "/{lang}/staff/finance/invoices/{id}") => get(billing::finance_invoice_page),
         ("POST", "/{lang}/billing/portal") => post(crate::http::stripe::portal),
+        ("GET", "/{lang}/invoices/{id}/pdf") => get(billing::invoice_pdf),
+        ("GET", "/{lang}/staff/finance/invoices/{id}/pdf") => get(billing::finance_invoice_pdf),
         ("POST", "/{lang}/orders/{id}/pay") => post(orders::pay),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }

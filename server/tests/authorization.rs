@@ -408,6 +408,20 @@ const ROWS: &[Row] = &[
             DENIED,
         ],
     ),
+    (
+        "GET",
+        "/{lang}/invoices/{id}/pdf",
+        "/en/invoices/{invoice_a}/pdf",
+        &[],
+        [LOGIN, Status(404), DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/finance/invoices/{id}/pdf",
+        "/en/staff/finance/invoices/{invoice_a}/pdf",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
     // Last: it ends the sessions.
     (
         "POST",

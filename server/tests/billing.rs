@@ -102,6 +102,19 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
     assert!(app
         .last_mail("owner@a.example")
         .contains("Invoice INV-2026-000001"));
+    // The PDF: a real document, in either language.
+    for lang in ["en", "zh"] {
+        let pdf = billing
+            .get(format!("{}/{lang}/invoices/{invoice}/pdf", app.base))
+            .send()
+            .await
+            .expect("the PDF");
+        assert_eq!(pdf.status().as_u16(), 200);
+        assert_eq!(pdf.headers()["content-type"], "application/pdf");
+        let bytes = pdf.bytes().await.expect("PDF bytes");
+        assert!(bytes.starts_with(b"%PDF-"));
+        assert!(bytes.len() < 200_000, "{} bytes", bytes.len());
+    }
 
     // Technical members see no money; another organization sees nothing.
     assert_eq!(app.get_as(&tech, "/en/billing").await.status, 403);

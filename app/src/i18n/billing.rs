@@ -59,6 +59,7 @@ pub struct Billing {
     pub invoice_reference: &'static str,
     pub invoice_paid_on: &'static str,
     pub invoice_print: &'static str,
+    pub invoice_pdf: &'static str,
     pub invoice_back: &'static str,
     pub finance_title: &'static str,
     pub finance_revenue: &'static str,

@@ -65,6 +65,7 @@ pub static BILLING_EN: Billing = Billing {
     invoice_reference: "Reference",
     invoice_paid_on: "Paid on",
     invoice_print: "Print or save as PDF",
+    invoice_pdf: "Download PDF",
     invoice_back: "All invoices",
     finance_title: "Finance",
     finance_revenue: "Revenue invoiced (net, ex VAT)",

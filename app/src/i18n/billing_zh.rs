@@ -65,6 +65,7 @@ pub static BILLING_ZH: Billing = Billing {
     invoice_reference: "付款附言",
     invoice_paid_on: "付款日期",
     invoice_print: "打印或另存为 PDF",
+    invoice_pdf: "下载 PDF",
     invoice_back: "所有发票",
     finance_title: "财务",
     finance_revenue: "已开票收入（净额，不含增值税）",

@@ -43,6 +43,8 @@ pub struct InvoiceView {
     pub paid_at: Option<i64>,
     /// Where "all invoices" leads: the billing page or finance.
     pub back: String,
+    /// Stripe's PDF for invoices Stripe issued.
+    pub pdf_url: Option<String>,
 }
 
 #[component]
@@ -88,7 +90,11 @@ pub fn InvoicePage() -> impl IntoView {
     view! {
         <Page lang title=format!("{} {}", b.invoice_title, row.number) description=b.invoice_title.to_owned() rest=format!("/invoices/{}", row.id) noindex=true>
             <section class="section invoice-doc" aria-labelledby="invoice-title">
-                <p class="no-print"><a href=href(lang, &v.back)>{b.invoice_back}</a></p>
+                <p class="no-print">
+                    <a href=href(lang, &v.back)>{b.invoice_back}</a>
+                    " · "
+                    <a href=href(lang, &format!("{}/invoices/{}/pdf", v.back.trim_end_matches("/billing"), row.id)) data-testid="invoice-pdf" download>{b.invoice_pdf}</a>
+                </p>
                 <header class="invoice-head">
                     <div>
                         <h1 id="invoice-title">{b.invoice_title}" "<span data-testid="invoice-number">{row.number.clone()}</span></h1>

@@ -222,22 +222,17 @@ pub async fn export(
     }
 }
 
-async fn invoice_response(
+async fn invoice_view(
     state: &AppState,
-    parts: Parts,
     organization_id: Option<&str>,
     id: &str,
     back: &str,
-) -> Response {
-    let found = match invoices::get(&state.db, organization_id, id).await {
-        Ok(found) => found,
-        Err(error) => return unavailable(state, parts, error).await,
-    };
-    let Some((invoice, lines)) = found else {
-        return not_found(state, parts).await;
+) -> anyhow::Result<Option<InvoiceView>> {
+    let Some((invoice, lines)) = invoices::get(&state.db, organization_id, id).await? else {
+        return Ok(None);
     };
     let seller = &state.seller;
-    let view = InvoiceView {
+    Ok(Some(InvoiceView {
         row: row(&invoice, state.clock.now()),
         lines: lines
             .into_iter()
@@ -270,8 +265,98 @@ async fn invoice_response(
         payment_reference: invoice.payment_reference,
         paid_at: invoice.paid_at,
         back: back.to_owned(),
+        pdf_url: invoice.pdf_url,
+    }))
+}
+
+async fn invoice_response(
+    state: &AppState,
+    parts: Parts,
+    organization_id: Option<&str>,
+    id: &str,
+    back: &str,
+) -> Response {
+    match invoice_view(state, organization_id, id, back).await {
+        Ok(Some(view)) => page(state, parts, view, FormFeedback::default()).await,
+        Ok(None) => not_found(state, parts).await,
+        Err(error) => unavailable(state, parts, error).await,
+    }
+}
+
+/// The invoice as a PDF: ours for offline invoices, Stripe's for theirs.
+async fn pdf_response(
+    state: &AppState,
+    parts: Parts,
+    organization_id: Option<&str>,
+    id: &str,
+) -> Response {
+    let lang = lang_of(&parts);
+    let view = match invoice_view(state, organization_id, id, "").await {
+        Ok(Some(view)) => view,
+        Ok(None) => return not_found(state, parts).await,
+        Err(error) => return unavailable(state, parts, error).await,
     };
-    page(state, parts, view, FormFeedback::default()).await
+    if let Some(url) = &view.pdf_url {
+        return axum::response::Redirect::to(url).into_response();
+    }
+    let Some(font) = &state.invoice_font else {
+        return unavailable(
+            state,
+            parts,
+            anyhow::anyhow!("no invoice font (INVOICE_FONT)"),
+        )
+        .await;
+    };
+    let document = super::invoice_pdf::document(lang, &view);
+    let font = font.clone();
+    let rendered =
+        tokio::task::spawn_blocking(move || backend::billing::pdf::render(&document, &font)).await;
+    match rendered {
+        Ok(Ok(bytes)) => (
+            [
+                (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+                (
+                    http::header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{}.pdf\"", view.row.number),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Ok(Err(error)) => unavailable(state, parts, error).await,
+        Err(error) => {
+            unavailable(
+                state,
+                parts,
+                anyhow::anyhow!("rendering a PDF panicked: {error}"),
+            )
+            .await
+        }
+    }
+}
+
+pub async fn invoice_pdf(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+) -> Response {
+    let Some(m) = member_in(&current, MONEY).cloned() else {
+        return denied(&state, parts).await;
+    };
+    pdf_response(&state, parts, Some(&m.organization_id), &id).await
+}
+
+pub async fn finance_invoice_pdf(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+) -> Response {
+    if !current.user.is_staff {
+        return denied(&state, parts).await;
+    }
+    pdf_response(&state, parts, None, &id).await
 }
 
 pub async fn invoice_page(

@@ -7,6 +7,7 @@ pub mod billing;
 pub mod headers;
 pub mod health;
 pub mod inventory;
+pub mod invoice_pdf;
 pub mod keys;
 pub mod lang;
 pub mod members;

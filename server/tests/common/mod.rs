@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod stripe_double;
+
 use server::config::Config;
 use server::startup::Application;
 use std::process::Command;
@@ -222,6 +224,23 @@ impl TestApp {
             .args(args)
             .env("DATABASE_URL", &self.database_url)
             .env("RUST_LOG", "warn")
+            .output()
+            .expect("running the server binary");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    }
+
+    /// An operator subcommand with extra environment variables.
+    pub fn ops_env(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+        let output = Command::new(env!("CARGO_BIN_EXE_server"))
+            .args(args)
+            .env("DATABASE_URL", &self.database_url)
+            .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .output()
             .expect("running the server binary");
         let text = format!(

@@ -1,0 +1,112 @@
+//! The PDF of an offline invoice: the same facts as the invoice page, in
+//! the reader's language, handed to the PDF layout in backend::billing::pdf.
+
+use app::i18n::billing;
+use app::portal::invoice::InvoiceView;
+use backend::billing::pdf::InvoiceDocument;
+use domain::time::format_date;
+use domain::Lang;
+
+pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
+    let b = billing(lang);
+    let row = &v.row;
+    let mut customer_lines = vec![v.customer_name.clone()];
+    customer_lines.extend(v.customer_address.lines().map(str::to_owned));
+    customer_lines.push(v.customer_country.clone());
+    if let Some(id) = &v.customer_vat_id {
+        customer_lines.push(format!("VAT {id}"));
+    }
+    let vat_label = match v.vat_kind.as_str() {
+        "reverse_charge" => b.invoice_reverse_charge.to_owned(),
+        "outside_eu" => b.invoice_outside_eu.to_owned(),
+        _ => (b.invoice_vat)(v.vat_rate_bp),
+    };
+    let mut totals = vec![
+        (
+            b.invoice_subtotal.to_owned(),
+            v.subtotal.format(lang),
+            false,
+        ),
+        (vat_label, v.vat.format(lang), false),
+        (b.invoice_total.to_owned(), row.total.format(lang), true),
+    ];
+    if v.credit.cents > 0 {
+        totals.push((
+            b.invoice_credit.to_owned(),
+            format!("-{}", v.credit.format(lang)),
+            false,
+        ));
+    }
+    totals.push((
+        b.invoice_amount_due.to_owned(),
+        row.amount_due.format(lang),
+        true,
+    ));
+    let payment_lines = if row.status == "open" {
+        vec![
+            b.invoice_pay_by_transfer.to_owned(),
+            format!("{}: {}", b.invoice_iban, v.seller.iban),
+            format!("{}: {}", b.invoice_bic, v.seller.bic),
+            format!("{}: {}", b.invoice_reference, v.payment_reference),
+        ]
+    } else {
+        Vec::new()
+    };
+    let status = if row.overdue {
+        b.overdue
+    } else {
+        (b.status)(&row.status)
+    };
+    let mut facts = vec![
+        (b.invoice_date.to_owned(), format_date(row.issued_at)),
+        (b.col_due.to_owned(), format_date(row.due_at)),
+        (
+            b.invoice_period.to_owned(),
+            format!(
+                "{} – {}",
+                format_date(row.period_start),
+                format_date(row.period_end - 86_400)
+            ),
+        ),
+    ];
+    if let Some(at) = v.paid_at {
+        facts.push((b.invoice_paid_on.to_owned(), format_date(at)));
+    }
+    InvoiceDocument {
+        lang,
+        title: b.invoice_title.to_owned(),
+        number: row.number.clone(),
+        status: status.to_owned(),
+        seller_lines: vec![
+            v.seller.name.clone(),
+            v.seller.address.clone(),
+            format!("VAT {}", v.seller.vat_id),
+        ],
+        customer_lines,
+        facts,
+        lines: v
+            .lines
+            .iter()
+            .map(|(zh, en, start, end, amount)| {
+                let text = match lang {
+                    Lang::Zh => zh,
+                    Lang::En => en,
+                };
+                (
+                    format!(
+                        "{text} ({} – {})",
+                        format_date(*start),
+                        format_date(end - 86_400)
+                    ),
+                    amount.format(lang),
+                )
+            })
+            .collect(),
+        totals,
+        payment_lines,
+        footer: format!(
+            "{} · {} · VAT {}",
+            v.seller.name, v.seller.address, v.seller.vat_id
+        ),
+    }
+}

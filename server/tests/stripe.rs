@@ -1,0 +1,269 @@
+//! Stripe billing at the HTTP level, against a double of Stripe's API: the
+//! catalog sync, Checkout with idempotency (double submit, retry, another
+//! replica), and webhooks: valid, tampered, stale, replayed, duplicated and
+//! out of order.
+
+mod common;
+
+use backend::billing::stripe::signature::sign;
+use common::stripe_double::StripeDouble;
+use common::{strip_tags, TestApp, TestDb};
+use std::time::Duration;
+
+on_both_databases!(
+    checkout_is_created_once_and_paid_webhooks_provision_the_server,
+    webhooks_are_verified_and_applied_once_in_any_order,
+);
+
+const SECRET: &str = "whsec_test_secret";
+
+async fn stripe_app(db: TestDb) -> (TestApp, StripeDouble) {
+    let double = StripeDouble::start().await;
+    let url = double.url.clone();
+    let app = TestApp::spawn_configured(db, backend::Clock::system(), |c| {
+        c.stripe_secret_key = Some(server::config::Redacted("sk_test_double".into()));
+        c.stripe_webhook_secret = Some(server::config::Redacted(SECRET.into()));
+        c.stripe_api_base = url;
+    })
+    .await;
+    let env = [
+        ("STRIPE_SECRET_KEY", "sk_test_double"),
+        ("STRIPE_API_BASE", double.url.as_str()),
+    ];
+    let (ok, out) = app.ops_env(&["stripe", "sync-catalog"], &env);
+    assert!(ok, "{out}");
+    assert!(out.contains("plan:g-ada: price_test_"), "{out}");
+    // Idempotent: a second run creates nothing.
+    let (_, again) = app.ops_env(&["stripe", "sync-catalog"], &env);
+    assert!(again.contains("plan:g-ada: unchanged"), "{again}");
+    assert_eq!(double.created("price"), 9, "3 plans + 2 add-ons × 3 plans");
+    (app, double)
+}
+
+async fn deliver(app: &TestApp, body: &str, timestamp: i64, secret: &str) -> (u16, String) {
+    let signature = format!(
+        "t={timestamp},v1={}",
+        sign(secret, timestamp, body.as_bytes())
+    );
+    let response = app
+        .client
+        .post(format!("{}/stripe/webhook", app.base))
+        .header("stripe-signature", signature)
+        .header("content-type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("delivering a webhook");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: TestDb) {
+    let (app, double) = stripe_app(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let (csrf, key) = app.order_form(&owner, "g-ada", "ams").await;
+    let first = app
+        .post_order(
+            &owner,
+            "g-ada",
+            "ams",
+            &key,
+            &csrf,
+            &[("addons", "os-hardening")],
+        )
+        .await;
+    assert_eq!(first.status, 303, "{}", first.body);
+    assert_eq!(
+        first.location(),
+        "https://checkout.stripe.test/pay/cs_test_1"
+    );
+    // The host is held while the customer pays.
+    assert_eq!(app.host_names("ams", "g-ada", "held").len(), 1);
+    // Double submit, and "pay" again from the order page: the same session.
+    let again = app
+        .post_order(
+            &owner,
+            "g-ada",
+            "ams",
+            &key,
+            &csrf,
+            &[("addons", "os-hardening")],
+        )
+        .await;
+    assert_eq!(again.location(), first.location());
+    let orders = app.get_as(&owner, "/en/orders").await.body;
+    let order = orders
+        .split("data-order=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let pay = app
+        .post_as(
+            &owner,
+            &format!("/en/orders/{order}"),
+            &format!("/en/orders/{order}/pay"),
+            &[],
+            &[],
+        )
+        .await;
+    assert_eq!(pay.location(), first.location());
+    // A restarted (or another) replica asks again: still the same session.
+    let replica = app
+        .replica(backend::Clock::system(), |c| {
+            c.stripe_secret_key = Some(server::config::Redacted("sk_test_double".into()));
+            c.stripe_api_base = double.url.clone();
+        })
+        .await;
+    let page = owner
+        .get(format!("{replica}/en/orders/{order}"))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .unwrap_or_default();
+    let csrf = common::csrf_token(&page);
+    let pay = owner
+        .post(format!("{replica}/en/orders/{order}/pay"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("paying again");
+    assert_eq!(pay.headers()["location"], first.location());
+    assert_eq!(
+        double.created("checkout.session"),
+        1,
+        "one Checkout Session"
+    );
+    assert_eq!(double.created("customer"), 1, "one Stripe customer");
+    let calls = double.ledger.lock().expect("ledger").calls.clone();
+    let (_, session) = calls
+        .iter()
+        .find(|(p, _)| p == "/v1/checkout/sessions")
+        .expect("a session call");
+    assert_eq!(session["mode"], "subscription");
+    assert_eq!(session["client_reference_id"], order);
+    assert!(
+        session["line_items[1][price]"].starts_with("price_test_"),
+        "the add-on is an item"
+    );
+
+    // Stripe reports the payment: the server is provisioned, once.
+    for (_, body) in double.paid_session_events("cs_test_1", now()) {
+        let (status, _) = deliver(&app, &body, now(), SECRET).await;
+        assert_eq!(status, 200);
+    }
+    let mut page = String::new();
+    for _ in 0..100 {
+        page = app
+            .get_as(&owner, &format!("/en/orders/{order}"))
+            .await
+            .body;
+        if page.contains("href=\"/en/servers/") && strip_tags(&page).contains("Delivered") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        strip_tags(&page).contains("Delivered"),
+        "{}",
+        strip_tags(&page)
+    );
+    assert_eq!(app.host_names("ams", "g-ada", "held").len(), 0);
+    let billing = app.get_as(&owner, "/en/billing").await;
+    let text = strip_tags(&billing.body);
+    assert!(
+        text.contains("STRIPE-1") && text.contains("€289.19") && text.contains("Paid"),
+        "{text}"
+    );
+    assert!(billing.body.contains("Payment methods (Stripe)"));
+    let portal = app
+        .post_as(&owner, "/en/billing", "/en/billing/portal", &[], &[])
+        .await;
+    assert!(
+        portal
+            .location()
+            .starts_with("https://billing.stripe.test/p/session/"),
+        "{}",
+        portal.location()
+    );
+    app.finish().await;
+}
+
+async fn webhooks_are_verified_and_applied_once_in_any_order(db: TestDb) {
+    let (app, double) = stripe_app(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let first = app.place_order(&owner, "g-ada", "fra", &[]).await;
+    assert_eq!(
+        first.location(),
+        "https://checkout.stripe.test/pay/cs_test_1"
+    );
+    let events = double.paid_session_events("cs_test_1", now());
+
+    // Tampered, signed with another secret, stale, or unsigned: refused.
+    let (_, paid) = &events[3];
+    let tampered = paid.replace("28919", "1");
+    let signature = format!("t={},v1={}", now(), sign(SECRET, now(), paid.as_bytes()));
+    let response = app
+        .client
+        .post(format!("{}/stripe/webhook", app.base))
+        .header("stripe-signature", signature)
+        .body(tampered)
+        .send()
+        .await
+        .expect("posting");
+    assert_eq!(response.status().as_u16(), 400);
+    assert_eq!(deliver(&app, paid, now(), "whsec_wrong").await.0, 400);
+    assert_eq!(deliver(&app, paid, now() - 301, SECRET).await.0, 400);
+    let unsigned = app
+        .client
+        .post(format!("{}/stripe/webhook", app.base))
+        .body(paid.clone())
+        .send()
+        .await
+        .expect("posting");
+    assert_eq!(unsigned.status().as_u16(), 400);
+
+    // Out of order: the invoice is paid before it is finalized, before the
+    // checkout completes; then everything arrives again (Stripe retries).
+    for i in [3, 2, 1, 0] {
+        assert_eq!(
+            deliver(&app, &events[i].1, now(), SECRET).await,
+            (200, "Queued".to_owned())
+        );
+    }
+    for (_, body) in &events {
+        assert_eq!(
+            deliver(&app, body, now(), SECRET).await,
+            (200, "Duplicate".to_owned())
+        );
+    }
+    let mut text = String::new();
+    for _ in 0..100 {
+        let body = app.get_as(&owner, "/en/billing").await.body;
+        text = strip_tags(&body);
+        if body.contains("data-status=\"paid\"") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        text.contains("STRIPE-1") && text.contains("Paid"),
+        "paid stays paid: {text}"
+    );
+    assert_eq!(text.matches("STRIPE-1").count(), 1, "one invoice");
+    let servers = app.get_as(&owner, "/en/servers").await;
+    assert_eq!(
+        servers.body.matches("data-server=").count(),
+        1,
+        "one server"
+    );
+    app.finish().await;
+}
