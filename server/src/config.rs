@@ -122,6 +122,10 @@ pub struct Config {
     /// calls at `/stripe/webhook`.
     #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
     pub stripe_webhook_secret: Option<Redacted>,
+    /// Seconds between reconciliations with Stripe (checkouts, subscriptions
+    /// and invoices fetched to repair missed webhooks).
+    #[arg(long, env = "STRIPE_RECONCILE_SECS", default_value_t = 600)]
+    pub stripe_reconcile_secs: u64,
     /// Stripe's API address (a test double in tests).
     #[arg(
         long,
@@ -193,6 +197,7 @@ impl Config {
             stripe_secret_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".to_owned(),
+            stripe_reconcile_secs: 600,
         }
     }
 

@@ -22,6 +22,8 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
     tokio::spawn(async move {
         let slots = Arc::new(Semaphore::new(PARALLEL_JOBS));
         let mut tick: u32 = 0;
+        let every = Duration::from_secs(state.config.stripe_reconcile_secs.max(1));
+        let mut reconciled = std::time::Instant::now();
         loop {
             if state.db.pool.is_closed() {
                 return;
@@ -29,6 +31,18 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
             take_jobs(&state, &runner, &slots).await;
             if tick.is_multiple_of(HOUSEKEEPING_EVERY) {
                 housekeeping(&state).await;
+            }
+            if let Some(client) = state
+                .stripe
+                .as_ref()
+                .filter(|_| reconciled.elapsed() >= every)
+            {
+                reconciled = std::time::Instant::now();
+                if let Err(error) =
+                    backend::billing::stripe::reconcile(&state.db, &state.clock, client).await
+                {
+                    tracing::error!(error = %format!("{error:#}"), "reconciling with Stripe failed");
+                }
             }
             tick = tick.wrapping_add(1);
             tokio::time::sleep(POLL).await;

@@ -13,7 +13,51 @@ use std::time::Duration;
 on_both_databases!(
     checkout_is_created_once_and_paid_webhooks_provision_the_server,
     webhooks_are_verified_and_applied_once_in_any_order,
+    reconciliation_repairs_missed_webhooks,
 );
+
+async fn reconciliation_repairs_missed_webhooks(db: TestDb) {
+    let double = StripeDouble::start().await;
+    let url = double.url.clone();
+    let app = TestApp::spawn_configured(db, backend::Clock::system(), |c| {
+        c.stripe_secret_key = Some(server::config::Redacted("sk_test_double".into()));
+        c.stripe_webhook_secret = Some(server::config::Redacted(SECRET.into()));
+        c.stripe_api_base = url;
+        c.stripe_reconcile_secs = 1;
+    })
+    .await;
+    let env = [
+        ("STRIPE_SECRET_KEY", "sk_test_double"),
+        ("STRIPE_API_BASE", double.url.as_str()),
+    ];
+    assert!(app.ops_env(&["stripe", "sync-catalog"], &env).0);
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app.place_order(&owner, "g-ada", "nyc", &[]).await;
+    assert_eq!(
+        page.location(),
+        "https://checkout.stripe.test/pay/cs_test_1"
+    );
+    // Paid at Stripe, but no webhook ever arrives.
+    double.pay_silently("cs_test_1", now());
+    let mut text = String::new();
+    for _ in 0..100 {
+        let body = app.get_as(&owner, "/en/billing").await.body;
+        text = strip_tags(&body);
+        if body.contains("data-status=\"paid\"") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(text.contains("STRIPE-1"), "{text}");
+    let servers = app.get_as(&owner, "/en/servers").await;
+    assert_eq!(
+        servers.body.matches("data-server=").count(),
+        1,
+        "the server was provisioned"
+    );
+    assert!(app.host_names("nyc", "g-ada", "held").is_empty());
+    app.finish().await;
+}
 
 const SECRET: &str = "whsec_test_secret";
 
@@ -259,10 +303,25 @@ async fn webhooks_are_verified_and_applied_once_in_any_order(db: TestDb) {
         "paid stays paid: {text}"
     );
     assert_eq!(text.matches("STRIPE-1").count(), 1, "one invoice");
+    // The checkout completion may be applied a moment after the invoice.
+    let mut count = 0;
+    for _ in 0..100 {
+        count = app
+            .get_as(&owner, "/en/servers")
+            .await
+            .body
+            .matches("data-server=")
+            .count();
+        if count > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let servers = app.get_as(&owner, "/en/servers").await;
     assert_eq!(
-        servers.body.matches("data-server=").count(),
-        1,
+        (count, servers.body.matches("data-server=").count()),
+        (1, 1),
         "one server"
     );
     app.finish().await;

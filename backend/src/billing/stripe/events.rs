@@ -118,6 +118,27 @@ async fn apply_inner(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<b
     Ok(true)
 }
 
+/// Applies an object fetched from Stripe (by the reconcile job) as if its
+/// event had arrived now; answers whether it could be applied.
+pub(crate) async fn apply_object(
+    db: &Db,
+    clock: &Clock,
+    kind: &str,
+    object: &Value,
+) -> anyhow::Result<bool> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let applied = match kind {
+        "checkout.session.completed" => checkout_completed(db, &mut tx, object, now).await?,
+        "invoice.updated" => invoice(&mut tx, object, kind, now, now).await?,
+        _ => subscription(&mut tx, object, kind, now, now).await?,
+    };
+    tx.commit()
+        .await
+        .context("committing a reconciled object")?;
+    Ok(applied)
+}
+
 /// Payment made in Checkout: the order is confirmed (host allocated,
 /// server created, provisioning queued) and the subscription linked.
 async fn checkout_completed(

@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod events;
+mod reconcile;
 pub mod signature;
 
 use anyhow::Context;
@@ -20,6 +21,7 @@ use super::{Billing, Checkout};
 use crate::orders;
 use crate::{Clock, Db};
 pub use client::StripeClient;
+pub use reconcile::reconcile;
 
 pub struct StripeBilling {
     pub client: StripeClient,
