@@ -208,7 +208,7 @@ async fn latency_import_rejects_bad_files_whole(db: TestDb) {
 
 /// Production refuses to start without a key for secrets at rest.
 #[tokio::test]
-async fn production_needs_a_secret_key() {
+async fn production_needs_a_secret_key_and_the_sellers_bank_account() {
     let dir = TempDir::new();
     let mut config =
         server::config::Config::for_database(&format!("sqlite:{}/gpu.db?mode=rwc", dir.path));
@@ -227,5 +227,12 @@ async fn production_needs_a_secret_key() {
         .map(|e| format!("{e:#}"));
     assert!(error.unwrap_or_default().contains("64 hex characters"));
     config.secret_key = Some(server::config::Redacted("ab".repeat(32)));
+    // Invoices print where to pay: the development account won't do.
+    let error = server::startup::Application::build(config.clone())
+        .await
+        .err()
+        .map(|e| format!("{e:#}"));
+    assert!(error.unwrap_or_default().contains("SELLER_IBAN"));
+    config.seller_iban = "NL91 ABNA 0417 1643 00".to_owned();
     assert!(server::startup::Application::build(config).await.is_ok());
 }
