@@ -238,6 +238,46 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
         "{}",
         portal.location()
     );
+
+    // The next month's payment fails: the server goes past due and the
+    // owner is told; the grace period then runs as with offline invoices.
+    let failed = serde_json::json!({
+        "id": "evt_failed_1", "object": "event", "type": "invoice.payment_failed", "created": now(),
+        "data": {"object": {
+            "id": "in_test_failed", "object": "invoice", "number": "STRIPE-2", "status": "open",
+            "customer": "cus_test_1", "subscription": "sub_test_1", "subtotal": 23900, "tax": 5019,
+            "total": 28919, "amount_due": 28919, "currency": "eur", "created": now(),
+            "period_start": now(), "period_end": now() + 30 * 86_400,
+            "lines": {"data": [{"description": "G-ADA × 1", "amount": 23900, "period": {"start": now(), "end": now() + 30 * 86_400}}]}
+        }}
+    });
+    assert_eq!(
+        deliver(&app, &failed.to_string(), now(), SECRET).await.0,
+        200
+    );
+    let server = page
+        .split("href=\"/en/servers/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let mut events = String::new();
+    for _ in 0..100 {
+        events = app
+            .get_as(&owner, &format!("/en/servers/{server}"))
+            .await
+            .body;
+        if events.contains("data-event=\"billing.past_due\"") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        events.contains("data-event=\"billing.past_due\""),
+        "{}",
+        strip_tags(&events)
+    );
+    assert!(app.last_mail("owner@a.example").contains("Payment overdue"));
     app.finish().await;
 }
 
