@@ -453,28 +453,10 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner A", "Org A").await;
     let other = app.member("owner@b.example", "Owner B", "Org B").await;
-    let mut joined = Vec::new();
-    for (email, role) in [
-        ("tech@a.example", "technical"),
-        ("bill@a.example", "billing"),
-    ] {
-        app.post_as(
-            &owner,
-            "/en/members",
-            "/en/members/invite",
-            &[("email", email), ("role", role)],
-            &[],
-        )
-        .await;
-        let link = app.mailed_link(email);
-        let browser = app.member(email, role, "").await;
-        let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
-        let page = app
-            .post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
-            .await;
-        assert_eq!(page.location(), "/en/account");
-        joined.push(browser);
-    }
+    let joined = [
+        app.invite(&owner, "tech@a.example", "technical").await,
+        app.invite(&owner, "bill@a.example", "billing").await,
+    ];
     let members = app.get_as(&owner, "/en/members").await.body;
     let tech_id = {
         let at = members
@@ -492,31 +474,7 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         .and_then(|o| o.split('"').next())
         .unwrap_or_default()
         .to_owned();
-    let created = app.ops_ok(&[
-        "staff",
-        "add",
-        "--email",
-        "ops@host.example",
-        "--name",
-        "Ops",
-    ]);
-    let staff_password = created
-        .split("store it now): ")
-        .nth(1)
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
-    let staff = app.browser();
-    let page = app
-        .post_as(
-            &staff,
-            "/en/login",
-            "/en/login",
-            &[("email", "ops@host.example"), ("password", &staff_password)],
-            &[],
-        )
-        .await;
-    assert_eq!(page.location(), "/en/account", "staff log in");
+    let staff = app.staff("ops@host.example").await;
     // An order and its server in organization A, placed by its owner.
     let placed = app
         .place_order(&owner, "g-ada", "ams", &[("name", "a-box")])

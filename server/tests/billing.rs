@@ -44,28 +44,6 @@ async fn running_server(app: &TestApp, browser: &reqwest::Client, country: &str)
     id
 }
 
-async fn invite(
-    app: &TestApp,
-    owner: &reqwest::Client,
-    email: &str,
-    role: &str,
-) -> reqwest::Client {
-    app.post_as(
-        owner,
-        "/en/members",
-        "/en/members/invite",
-        &[("email", email), ("role", role)],
-        &[],
-    )
-    .await;
-    let link = app.mailed_link(email);
-    let browser = app.member(email, role, "").await;
-    let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
-    app.post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
-        .await;
-    browser
-}
-
 fn relogin_fields() -> [(&'static str, &'static str); 2] {
     [("email", "owner@a.example"), ("password", common::PASSWORD)]
 }
@@ -74,8 +52,8 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let billing = invite(&app, &owner, "bill@a.example", "billing").await;
-    let tech = invite(&app, &owner, "tech@a.example", "technical").await;
+    let billing = app.invite(&owner, "bill@a.example", "billing").await;
+    let tech = app.invite(&owner, "tech@a.example", "technical").await;
     running_server(&app, &owner, "DE").await;
 
     // The first term is invoiced as the server starts: G-ADA €239.00 with

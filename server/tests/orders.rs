@@ -310,27 +310,8 @@ async fn a_faulty_host_moves_the_server_to_another_host_or_fails_the_order(db: T
 async fn roles_see_orders_servers_and_money_as_allowed(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let mut joined = Vec::new();
-    for (email, role) in [
-        ("tech@a.example", "technical"),
-        ("bill@a.example", "billing"),
-    ] {
-        app.post_as(
-            &owner,
-            "/en/members",
-            "/en/members/invite",
-            &[("email", email), ("role", role)],
-            &[],
-        )
-        .await;
-        let link = app.mailed_link(email);
-        let browser = app.member(email, role, "").await;
-        let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
-        app.post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
-            .await;
-        joined.push(browser);
-    }
-    let (tech, billing) = (&joined[0], &joined[1]);
+    let tech = &app.invite(&owner, "tech@a.example", "technical").await;
+    let billing = &app.invite(&owner, "bill@a.example", "billing").await;
     let by_owner = app
         .place_order(&owner, "g-ada", "ams", &[("name", "owners")])
         .await;

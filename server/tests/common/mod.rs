@@ -220,18 +220,7 @@ impl TestApp {
 
     /// Runs an operator subcommand of the real binary against this database.
     pub fn ops(&self, args: &[&str]) -> (bool, String) {
-        let output = Command::new(env!("CARGO_BIN_EXE_server"))
-            .args(args)
-            .env("DATABASE_URL", &self.database_url)
-            .env("RUST_LOG", "warn")
-            .output()
-            .expect("running the server binary");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.success(), text)
+        self.ops_env(args, &[])
     }
 
     /// An operator subcommand with extra environment variables.
@@ -282,6 +271,32 @@ impl TestApp {
         let base = format!("http://127.0.0.1:{}", app.port());
         tokio::spawn(app.run_until_stopped());
         base
+    }
+
+    /// `owner` invites `email` with `role`; the invitee signs up and
+    /// accepts. Answers the invitee's logged-in browser.
+    pub async fn invite(
+        &self,
+        owner: &reqwest::Client,
+        email: &str,
+        role: &str,
+    ) -> reqwest::Client {
+        self.post_as(
+            owner,
+            "/en/members",
+            "/en/members/invite",
+            &[("email", email), ("role", role)],
+            &[],
+        )
+        .await;
+        let link = self.mailed_link(email);
+        let browser = self.member(email, role, "").await;
+        let token = link.split("token=").nth(1).unwrap_or_default().to_owned();
+        let page = self
+            .post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
+            .await;
+        assert_eq!(page.location(), "/en/account", "{email} joins");
+        browser
     }
 
     /// Creates a staff account with the operator command and logs it in.
