@@ -163,7 +163,6 @@ pub async fn delete_account(
     check_password(db, user, current_password).await?;
     let now = clock.now();
     let mut tx = db
-        .pool
         .begin()
         .await
         .context("starting the deletion")

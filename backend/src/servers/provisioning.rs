@@ -113,12 +113,7 @@ impl Runner {
 
     async fn start(&self, server: &Server) -> anyhow::Result<()> {
         let now = self.clock.now();
-        let mut tx = self
-            .db
-            .pool
-            .begin()
-            .await
-            .context("starting a transaction")?;
+        let mut tx = self.db.begin().await?;
         sqlx::query(
             "update servers set state = 'provisioning', progress = 0, step = '', updated_at = $1 \
              where id = $2 and state = 'pending'",
@@ -193,12 +188,7 @@ impl Runner {
 
     async fn finish(&self, server: &Server) -> anyhow::Result<()> {
         let now = self.clock.now();
-        let mut tx = self
-            .db
-            .pool
-            .begin()
-            .await
-            .context("starting a transaction")?;
+        let mut tx = self.db.begin().await?;
         sqlx::query(
             "update servers set state = 'running', progress = 100, term_start = $1, renews_at = $2, \
              updated_at = $1 where id = $3 and state = 'provisioning'",
@@ -260,25 +250,9 @@ impl Runner {
             .fetch_one(&self.db.pool)
             .await
             .context("reading attempts")?;
-        let mut tx = self
-            .db
-            .pool
-            .begin()
-            .await
-            .context("starting a transaction")?;
-        let faulty: Option<String> = sqlx::query_scalar(
-            "update hosts set state = 'failed', order_id = null, updated_at = $1 \
-             where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
-        )
-        .bind(now)
-        .bind(&server.id)
-        .fetch_optional(&mut *tx)
-        .await
-        .context("taking the faulty host out of service")?;
-        if let Some(id) = &faulty {
-            host_event(&mut tx, id, "failed", reason, now).await?;
-            notify_stock_changed(&self.db, &mut tx).await?;
-        }
+        let mut tx = self.db.begin().await?;
+        self.release_host(&mut tx, &server.id, "failed", reason, now)
+            .await?;
         record_event(&mut tx, &server.id, "host.fault", reason, now).await?;
         let next = if attempts + 1 < MAX_HOSTS {
             take_host(
@@ -319,29 +293,40 @@ impl Runner {
         get_any(&self.db, &server.id).await
     }
 
+    /// Takes the server's host back from it: `failed` when the host is at
+    /// fault, `free` (back in stock) otherwise.
+    async fn release_host(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        server_id: &str,
+        to: &str,
+        reason: &str,
+        now: i64,
+    ) -> anyhow::Result<()> {
+        let released: Option<String> = sqlx::query_scalar(
+            "update hosts set state = $1, order_id = null, updated_at = $2 \
+             where id = (select host_id from servers where id = $3) and state = 'allocated' returning id",
+        )
+        .bind(to)
+        .bind(now)
+        .bind(server_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .context("releasing the host")?;
+        if let Some(id) = &released {
+            host_event(tx, id, to, reason, now).await?;
+            notify_stock_changed(&self.db, tx).await?;
+        }
+        Ok(())
+    }
+
     /// Ends provisioning for good: the order fails (so nothing is charged)
     /// and the host, if still attached and healthy, returns to stock.
     async fn fail(&self, server: &Server, reason: &str) -> anyhow::Result<()> {
         let now = self.clock.now();
-        let mut tx = self
-            .db
-            .pool
-            .begin()
-            .await
-            .context("starting a transaction")?;
-        let freed: Option<String> = sqlx::query_scalar(
-            "update hosts set state = 'free', order_id = null, updated_at = $1 \
-             where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
-        )
-        .bind(now)
-        .bind(&server.id)
-        .fetch_optional(&mut *tx)
-        .await
-        .context("returning the host")?;
-        if let Some(id) = &freed {
-            host_event(&mut tx, id, "free", reason, now).await?;
-            notify_stock_changed(&self.db, &mut tx).await?;
-        }
+        let mut tx = self.db.begin().await?;
+        self.release_host(&mut tx, &server.id, "free", reason, now)
+            .await?;
         sqlx::query(
             "update servers set state = 'failed', host_id = null, updated_at = $1 where id = $2",
         )
@@ -387,12 +372,7 @@ impl Runner {
             Err(_) => format!("{kind}.failed"),
         };
         let now = self.clock.now();
-        let mut tx = self
-            .db
-            .pool
-            .begin()
-            .await
-            .context("starting a transaction")?;
+        let mut tx = self.db.begin().await?;
         sqlx::query(
             "update servers set state = 'running', updated_at = $1 where id = $2 and state = 'rebooting'",
         )
