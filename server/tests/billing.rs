@@ -193,6 +193,33 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
         csv.body
     );
     assert!(!csv.body.contains("INV-2026-000001"), "only that month");
+
+    // Issued in error: finance voids it, and it is no longer due. (A month
+    // on, the first staff session has ended.)
+    let staff = app.staff("finance2@host.example").await;
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    let second = finance
+        .split("name=\"invoice\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let voided = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/void",
+            &[("invoice", &second)],
+            &[],
+        )
+        .await;
+    assert_eq!(voided.location(), "/en/staff/finance?done=closed");
+    let list = app.get_as(&billing, "/en/billing").await.body;
+    assert!(
+        list.contains("data-invoice=\"INV-2026-000002\" data-status=\"void\""),
+        "{}",
+        strip_tags(&list)
+    );
     app.finish().await;
 }
 
@@ -336,6 +363,16 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
         )
         .await;
     assert_eq!(again.status, 404, "paid once");
+    let void = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/void",
+            &[("invoice", &invoice)],
+            &[],
+        )
+        .await;
+    assert_eq!(void.status, 404, "a paid invoice can't be voided");
     wait_for(&app, &owner, &server, "data-event=\"billing.restored\"").await;
     let doc = app.get_as(&owner, &format!("/en/invoices/{invoice}")).await;
     assert!(strip_tags(&doc.body).contains("Paid on"));

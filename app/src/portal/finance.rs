@@ -41,6 +41,7 @@ pub fn FinancePage() -> impl IntoView {
     let done = match query("done").as_deref() {
         Some("paid") => Some(b.finance_paid_done),
         Some("credit") => Some(b.finance_credit_done),
+        Some("closed") => Some(b.finance_closed_done),
         _ => None,
     };
     let table = move |title: &'static str, rows: Vec<(String, Money)>| {
@@ -72,8 +73,20 @@ pub fn FinancePage() -> impl IntoView {
                     <td colspan="8">
                         <form method="post" action=href(lang, "/staff/finance/paid") class="inline">
                             <CsrfField />
-                            <input type="hidden" name="invoice" value=id />
+                            <input type="hidden" name="invoice" value=id.clone() />
                             <button type="submit" class="secondary">{b.finance_mark_paid}</button>
+                        </form>
+                        " "
+                        <form method="post" action=href(lang, "/staff/finance/void") class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="invoice" value=id.clone() />
+                            <button type="submit" class="secondary">{b.finance_void}</button>
+                        </form>
+                        " "
+                        <form method="post" action=href(lang, "/staff/finance/uncollectible") class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="invoice" value=id />
+                            <button type="submit" class="secondary">{b.finance_uncollectible}</button>
                         </form>
                     </td>
                 </tr>

@@ -210,6 +210,53 @@ pub async fn mark_paid(db: &Db, clock: &Clock, id: &str, actor: &str) -> anyhow:
     Ok(true)
 }
 
+/// Finance closes an open invoice without payment: `void` (issued in
+/// error) or `uncollectible` (written off). Either settles it for dunning,
+/// so suspended servers of that customer come back.
+pub async fn close_unpaid(
+    db: &Db,
+    clock: &Clock,
+    id: &str,
+    status: &str,
+    actor: &str,
+) -> anyhow::Result<bool> {
+    anyhow::ensure!(
+        matches!(status, "void" | "uncollectible"),
+        "not a closing status: {status}"
+    );
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let org: Option<String> = sqlx::query_scalar(
+        "update invoices set status = $1, amount_due_cents = 0, updated_at = $2 \
+         where id = $3 and status = 'open' and billing_method = 'invoice' returning organization_id",
+    )
+    .bind(status)
+    .bind(now)
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("closing the invoice")?;
+    let Some(org) = org else {
+        return Ok(false);
+    };
+    super::dunning::restore_if_settled(&mut tx, &org, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(&org),
+            user_id: None,
+            actor,
+            action: &format!("invoice.{status}"),
+            detail: id,
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(true)
+}
+
 /// The month's invoices as CSV for accounting: one row per invoice.
 pub fn to_csv(invoices: &[Invoice]) -> String {
     let mut out = String::from(

@@ -467,6 +467,21 @@ pub async fn finance_post(
                     Err(error) => return unavailable(&state, parts, error).await,
                 }
             }
+            "void" | "uncollectible" => {
+                match invoices::close_unpaid(
+                    &state.db,
+                    &state.clock,
+                    &form.invoice,
+                    &action,
+                    &actor,
+                )
+                .await
+                {
+                    Ok(true) => return redirect(lang, "/staff/finance?done=closed"),
+                    Ok(false) => return not_found(&state, parts).await,
+                    Err(error) => return unavailable(&state, parts, error).await,
+                }
+            }
             "credit" => match parse_euros(&form.amount) {
                 Some(cents) if !form.reason.trim().is_empty() => {
                     let reason: String = form.reason.trim().chars().take(200).collect();
