@@ -202,6 +202,19 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
 async fn sold_out_at_the_last_moment_names_the_sites_that_still_have_it(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    // Configure lists the sites that have the plan first; sold-out ones
+    // (London's only host is in maintenance; none in LA or Tokyo) last.
+    let configure = app.get("/en/configure?plan=g-l40s-x2").await.body;
+    let order: Vec<&str> = configure
+        .split("<option value=\"")
+        .skip(1)
+        .filter_map(|o| o.split('"').next())
+        .filter(|v| v.len() == 3)
+        .collect();
+    assert_eq!(
+        order,
+        ["ams", "fra", "nyc", "dal", "sin", "lon", "lax", "tyo"]
+    );
     app.ops_ok(&[
         "hosts",
         "add",

@@ -87,9 +87,14 @@ fn ChoiceForm(
             }
         })
         .collect_view();
-    let site_options = catalog
-        .sites
-        .iter()
+    // Sites that have the chosen plan come first (in their usual order),
+    // then the sold-out ones, which stay listed and say so.
+    let mut sites: Vec<&Site> = catalog.sites.iter().collect();
+    if let Some(p) = &plan_id {
+        sites.sort_by_key(|s| !stock.level(&s.code, p).available());
+    }
+    let site_options = sites
+        .into_iter()
         .map(|s| {
             let selected = site_code.as_ref() == Some(&s.code);
             let label = match &plan_id {
