@@ -45,6 +45,8 @@ pub struct AppState {
     /// The font of invoice PDFs, read once; `None` if it can't be read (the
     /// PDF link then answers "unavailable" and the log says why).
     pub invoice_font: Option<Arc<Vec<u8>>>,
+    /// The data-centre control plane (simulated here: see docs).
+    pub fleet: Arc<dyn backend::fleet::Fleet>,
     /// Set when Stripe is configured.
     pub stripe: Option<backend::billing::stripe::StripeClient>,
 }
@@ -118,6 +120,10 @@ impl Application {
                 None
             }
         };
+        let fleet: Arc<dyn backend::fleet::Fleet> = Arc::new(backend::fleet::dev::DevFleet::new(
+            Duration::from_millis(config.fleet_dev_step_ms),
+            config.fleet_dev_faulty_hosts.iter().cloned(),
+        ));
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,
@@ -137,16 +143,13 @@ impl Application {
             stripe,
             seller: config.seller(),
             invoice_font,
+            fleet: fleet.clone(),
         });
         if config.run_workers {
-            let fleet = backend::fleet::dev::DevFleet::new(
-                Duration::from_millis(config.fleet_dev_step_ms),
-                config.fleet_dev_faulty_hosts.iter().cloned(),
-            );
             let runner = backend::servers::provisioning::Runner {
                 db: state.db.clone(),
                 clock: state.clock.clone(),
-                fleet: Arc::new(fleet),
+                fleet,
                 sealer: state.sealer.clone(),
                 owner: format!("worker-{}", backend::db::new_id()),
                 base_url: config.public_base_url.clone(),

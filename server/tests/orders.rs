@@ -178,6 +178,26 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
         page.body.contains("data-event=\"running\""),
         "events are listed"
     );
+    // Telemetry of the last 24 hours, drawn on the server: one temperature
+    // line per card, readings every 15 minutes, traffic against fair use.
+    assert!(page.body.contains("data-chart=\"gpu-temp\""));
+    assert!(page.body.contains("data-chart=\"gpu-clock\""));
+    let temp = page
+        .body
+        .split("data-chart=\"gpu-temp\"")
+        .nth(1)
+        .unwrap_or_default();
+    let line = temp
+        .split("points=\"")
+        .nth(1)
+        .and_then(|p| p.split('"').next())
+        .unwrap_or_default();
+    assert_eq!(line.split(' ').count(), 97, "{line}");
+    assert!(
+        text.contains("of the 250.0 TB fair-use allowance"),
+        "{text}"
+    );
+    assert!(text.contains("Corrected memory errors (ECC)"), "{text}");
     let mail = app.last_mail("owner@a.example");
     assert!(mail.contains("Your server trainer-1 is ready"), "{mail}");
     assert!(

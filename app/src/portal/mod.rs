@@ -22,6 +22,7 @@ pub mod recovery;
 pub mod servers;
 pub mod signup;
 pub mod staff;
+pub mod telemetry;
 pub mod two_factor;
 
 use domain::Lang;

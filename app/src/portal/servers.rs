@@ -51,6 +51,10 @@ pub struct ServerDetailView {
     pub events: Vec<(i64, String, String)>,
     /// Present once, right after the customer asked to see it.
     pub root_password: Option<String>,
+    /// Readings of a running server; `None` while it installs, or when the
+    /// fleet can't be read (`telemetry_error`).
+    pub telemetry: Option<super::telemetry::TelemetryView>,
+    pub telemetry_error: bool,
 }
 
 /// Installing or restarting: the page follows the server by itself.
@@ -277,6 +281,8 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <dt>{o.server_addons}</dt><dd>{addons}</dd>
                     <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.clone()}</a></dd>
                 </dl>
+                {view.telemetry.clone().map(|t| view! { <super::telemetry::Telemetry lang view=t /> })}
+                {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
                 <h2>{o.server_keys}</h2>
                 {keys}
                 {reveal}

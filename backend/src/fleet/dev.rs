@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::{Addresses, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
+use super::{Addresses, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep, Sample};
 
 #[derive(Clone, Debug)]
 pub struct DevFleet {
@@ -74,5 +74,104 @@ impl Fleet for DevFleet {
     async fn set_network(&self, _host: &str, _enabled: bool) -> Result<(), FleetError> {
         tokio::time::sleep(self.step_delay).await;
         Ok(())
+    }
+
+    async fn telemetry(
+        &self,
+        host: &str,
+        cards: u32,
+        from: i64,
+        to: i64,
+        step: i64,
+    ) -> Result<Vec<Sample>, FleetError> {
+        if step <= 0 || to < from || (to - from) / step > 10_000 {
+            return Err(FleetError::Unavailable(
+                "unreasonable telemetry range".into(),
+            ));
+        }
+        Ok((0..=(to - from) / step)
+            .map(|i| simulated_sample(host, cards, from + i * step))
+            .collect())
+    }
+}
+
+/// A small deterministic pseudo-random number for (host, card, t).
+fn noise(host: &str, card: u32, t: i64) -> i64 {
+    let digest = Sha256::digest(format!("{host}/{card}/{t}").as_bytes());
+    i64::from(digest[0] % 7) - 3
+}
+
+/// How busy a card is at `t`, 0..=100: a daily cycle plus jobs that start
+/// at host-specific hours, as training and batch inference do.
+fn load(host: &str, card: u32, t: i64) -> i64 {
+    let hour = (t.rem_euclid(86_400)) / 3600;
+    let offset = i64::from(Sha256::digest(format!("{host}/{card}").as_bytes())[0] % 24);
+    let busy = (hour + offset).rem_euclid(24) < 14;
+    if busy {
+        85
+    } else {
+        15
+    }
+}
+
+/// One reading as a healthy card would give it: hotter under load, the
+/// clock stepping down above 80 °C, and now and then a corrected ECC error.
+pub fn simulated_sample(host: &str, cards: u32, t: i64) -> Sample {
+    let mut sample = Sample {
+        at: t,
+        gpu_temp_c: Vec::new(),
+        sm_clock_mhz: Vec::new(),
+        ecc_corrected: Vec::new(),
+        traffic_month_bytes: 0,
+    };
+    for card in 0..cards.max(1) {
+        let temp = 34 + load(host, card, t) * 52 / 100 + noise(host, card, t);
+        let clock = if temp > 80 { 2_100 } else { 2_520 } - noise(host, card, t + 1).abs() * 15;
+        sample.gpu_temp_c.push(temp);
+        sample.sm_clock_mhz.push(clock);
+        // One corrected error every ~9 days of a card's life, at
+        // card-specific moments.
+        let phase = i64::from(Sha256::digest(format!("{host}/{card}/ecc").as_bytes())[1]) * 3_000;
+        sample.ecc_corrected.push((t + phase).div_euclid(777_600));
+    }
+    // Sending ~1 Gbit/s while busy, ~0.1 Gbit/s otherwise, since the 1st.
+    let days = t.div_euclid(86_400);
+    let (y, m, _) = domain::time::civil_from_days(days);
+    let month_start = domain::time::days_from_civil(y, m, 1) * 86_400;
+    let hours = (t - month_start) / 3600;
+    let busy_bytes_per_hour: i64 = 450_000_000_000;
+    let idle_bytes_per_hour: i64 = 45_000_000_000;
+    sample.traffic_month_bytes = hours * (busy_bytes_per_hour * 14 + idle_bytes_per_hour * 10) / 24;
+    sample
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simulated_readings_are_plausible_and_repeatable() {
+        // 2026-11-15, mid-month.
+        let t = 1_794_704_000;
+        let a = simulated_sample("fra-g-l40s-x2-001", 2, t);
+        assert_eq!(
+            a,
+            simulated_sample("fra-g-l40s-x2-001", 2, t),
+            "deterministic"
+        );
+        assert_eq!(a.gpu_temp_c.len(), 2);
+        for i in 0..2 {
+            assert!((30..=85).contains(&a.gpu_temp_c[i]), "{a:?}");
+            assert!((2_000..=2_520).contains(&a.sm_clock_mhz[i]), "{a:?}");
+        }
+        // Traffic grows through the month and stays under fair use.
+        let later = simulated_sample("fra-g-l40s-x2-001", 2, t + 86_400);
+        assert!(later.traffic_month_bytes > a.traffic_month_bytes);
+        assert!(later.traffic_month_bytes < crate::fleet::FAIR_USE_BYTES);
+        // A new month starts from zero.
+        let december = simulated_sample("fra-g-l40s-x2-001", 2, 1_796_170_000);
+        assert!(december.traffic_month_bytes < a.traffic_month_bytes);
+        // ECC counts never go down.
+        assert!(later.ecc_corrected[0] >= a.ecc_corrected[0]);
     }
 }

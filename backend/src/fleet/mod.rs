@@ -4,6 +4,9 @@
 //! step times and injectable host faults, so the product runs offline.
 
 pub mod dev;
+pub mod telemetry;
+
+pub use telemetry::{Sample, FAIR_USE_BYTES};
 
 use async_trait::async_trait;
 use domain::OsImage;
@@ -130,4 +133,15 @@ pub trait Fleet: Send + Sync {
     /// Cuts (or restores) a host's public network and console access, for
     /// a suspension; the machine and its disks keep running.
     async fn set_network(&self, host: &str, enabled: bool) -> Result<(), FleetError>;
+
+    /// Readings of a host with `cards` GPUs from `from` to `to`, one every
+    /// `step` seconds.
+    async fn telemetry(
+        &self,
+        host: &str,
+        cards: u32,
+        from: i64,
+        to: i64,
+        step: i64,
+    ) -> Result<Vec<Sample>, FleetError>;
 }

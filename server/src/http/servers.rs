@@ -3,6 +3,7 @@
 //! reboot, power cycle (each confirmed), showing the root password once.
 
 use app::portal::servers::{ServerDetailView, ServerRow, ServersView};
+use app::portal::telemetry::TelemetryView;
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
@@ -86,6 +87,13 @@ async fn detail(
         Ok(events) => events,
         Err(error) => return unavailable(state, parts, error).await,
     };
+    let (telemetry, telemetry_error) = match telemetry(state, &server).await {
+        Ok(t) => (t, false),
+        Err(error) => {
+            tracing::warn!(error = %error, server = %server.id, "reading telemetry failed");
+            (None, true)
+        }
+    };
     let view = ServerDetailView {
         server: row(server),
         events: events
@@ -93,8 +101,61 @@ async fn detail(
             .map(|e| (e.at, e.kind, e.detail))
             .collect(),
         root_password,
+        telemetry,
+        telemetry_error,
     };
     page(state, parts, view, feedback).await
+}
+
+/// The last 24 hours of a running server, every 15 minutes.
+async fn telemetry(
+    state: &AppState,
+    server: &Server,
+) -> Result<Option<TelemetryView>, backend::fleet::FleetError> {
+    let (Some(host), true) = (&server.host_name, server.state == "running") else {
+        return Ok(None);
+    };
+    let cards = state
+        .facts
+        .current()
+        .await
+        .ok()
+        .and_then(|v| v.facts.catalog.plan(&server.plan_id).map(|p| p.gpu_count))
+        .unwrap_or(1);
+    let to = state.clock.now();
+    let from = to - 86_400;
+    let samples = state.fleet.telemetry(host, cards, from, to, 900).await?;
+    let per_card = |pick: &dyn Fn(&backend::fleet::Sample, usize) -> i64| -> Vec<Vec<(i64, i64)>> {
+        (0..cards as usize)
+            .map(|card| samples.iter().map(|s| (s.at, pick(s, card))).collect())
+            .collect()
+    };
+    let temps = per_card(&|s, c| s.gpu_temp_c.get(c).copied().unwrap_or(0));
+    let clocks = per_card(&|s, c| s.sm_clock_mhz.get(c).copied().unwrap_or(0));
+    let ecc = (0..cards as usize)
+        .map(|c| {
+            let first = samples
+                .first()
+                .and_then(|s| s.ecc_corrected.get(c))
+                .copied()
+                .unwrap_or(0);
+            let last = samples
+                .last()
+                .and_then(|s| s.ecc_corrected.get(c))
+                .copied()
+                .unwrap_or(0);
+            (last, last - first)
+        })
+        .collect();
+    Ok(Some(TelemetryView {
+        from,
+        to,
+        temps,
+        clocks,
+        ecc,
+        traffic_bytes: samples.last().map_or(0, |s| s.traffic_month_bytes),
+        fair_use_bytes: backend::fleet::FAIR_USE_BYTES,
+    }))
 }
 
 pub async fn server_page(
