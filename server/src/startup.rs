@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
 use crate::http::{
-    alerts, auth, billing, headers, health, inventory, keys, lang, members, orders, page_cache,
-    portal, seo, servers, staff, two_factor,
+    alerts, auth, billing, finance, headers, health, inventory, keys, lang, members, orders,
+    page_cache, portal, seo, servers, staff, two_factor,
 };
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
@@ -296,12 +296,12 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("POST", "/{lang}/billing/profile") => post(billing::profile_post),
         ("GET", "/{lang}/billing/export") => get(billing::export),
         ("GET", "/{lang}/invoices/{id}") => get(billing::invoice_page),
-        ("GET", "/{lang}/staff/finance") => get(billing::finance_page),
-        ("POST", "/{lang}/staff/finance/{action}") => post(billing::finance_post),
-        ("GET", "/{lang}/staff/finance/invoices/{id}") => get(billing::finance_invoice_page),
+        ("GET", "/{lang}/staff/finance") => get(finance::finance_page),
+        ("POST", "/{lang}/staff/finance/{action}") => post(finance::finance_post),
+        ("GET", "/{lang}/staff/finance/invoices/{id}") => get(finance::finance_invoice_page),
         ("POST", "/{lang}/billing/portal") => post(crate::http::stripe::portal),
         ("GET", "/{lang}/invoices/{id}/pdf") => get(billing::invoice_pdf),
-        ("GET", "/{lang}/staff/finance/invoices/{id}/pdf") => get(billing::finance_invoice_pdf),
+        ("GET", "/{lang}/staff/finance/invoices/{id}/pdf") => get(finance::finance_invoice_pdf),
         ("POST", "/{lang}/orders/{id}/pay") => post(orders::pay),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }

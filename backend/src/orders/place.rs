@@ -1,0 +1,216 @@
+//! Placing an order: validate the form, freeze the price, hold a host, all
+//! in one transaction, once per idempotency key.
+
+use anyhow::Context;
+use domain::{Catalog, OsImage};
+use sqlx::Any;
+
+use super::{
+    holds, pricing, server_name, sites_with_stock, NewOrder, OrderError, Placed, DAILY_ORDER_LIMIT,
+    HOLD_SECS,
+};
+use crate::db::new_id;
+use crate::ssh_keys::{self, PublicKey};
+use crate::{audit, Clock, Db};
+
+/// Validates the form, freezes the price and holds a host, all or nothing.
+pub async fn place(
+    db: &Db,
+    clock: &Clock,
+    catalog: &Catalog,
+    new: &NewOrder,
+) -> Result<Placed, OrderError> {
+    let key = new.idempotency_key.trim();
+    if key.is_empty() || key.len() > 100 {
+        return Err(OrderError::MissingKey);
+    }
+    if let Some(id) = find_by_key(db, &new.organization_id, key).await? {
+        return Ok(Placed {
+            order_id: id,
+            created: false,
+        });
+    }
+    // A quick refusal before any work; the count that decides is repeated
+    // inside the transaction below.
+    if recent_orders(&db.pool, &new.organization_id, clock.now()).await? >= DAILY_ORDER_LIMIT {
+        return Err(OrderError::DailyLimit);
+    }
+    let plan = catalog.plan(&new.plan).ok_or(OrderError::UnknownPlan)?;
+    let site = catalog.site(&new.site).ok_or(OrderError::UnknownSite)?;
+    let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
+    let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
+    let now = clock.now();
+    // A billing profile, when there is one, decides the country and VAT.
+    let profile = crate::billing::profile::get(db, &new.organization_id).await?;
+    let (billing_country, has_vat_id) = match &profile {
+        Some(p) => (p.country.clone(), p.vat_id.is_some()),
+        None => (new.billing_country.clone(), false),
+    };
+    let billed = pricing::Billed {
+        country: &billing_country,
+        has_vat_id,
+        seller_country: &new.seller_country,
+    };
+    let quote = pricing::quote(db, catalog, plan, &new.addons, &billed, now)
+        .await?
+        .map_err(|e| match e {
+            pricing::PriceError::UnknownAddon(_) => OrderError::UnknownAddon,
+            pricing::PriceError::UnknownCountry(_) => OrderError::UnknownCountry,
+        })?;
+    let pasted: Option<PublicKey> = match new.new_key.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => {
+            Some(ssh_keys::parse(text).map_err(|_| OrderError::BadKey)?)
+        }
+        _ => None,
+    };
+    let saved = ssh_keys::list(db, &new.user_id).await?;
+    let mut keys: Vec<String> = Vec::new();
+    for id in &new.ssh_key_ids {
+        let key = saved
+            .iter()
+            .find(|k| &k.id == id)
+            .ok_or(OrderError::UnknownKey)?;
+        keys.push(key.public_key.clone());
+    }
+    if let Some(p) = &pasted {
+        if !keys.contains(&p.openssh) {
+            keys.push(p.openssh.clone());
+        }
+    }
+
+    let order_id = new_id();
+    let hold_until = now + HOLD_SECS;
+    let mut tx = db.begin().await.context("starting a transaction")?;
+    // Orders of one organization are placed one at a time, so the daily
+    // limit holds under concurrency (SQLite's immediate transactions are
+    // serial anyway).
+    if db.backend == crate::db::Backend::Postgres {
+        sqlx::query("select id from organizations where id = $1 for update")
+            .bind(&new.organization_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .context("locking the organization's orders")?;
+    }
+    if recent_orders(&mut *tx, &new.organization_id, now).await? >= DAILY_ORDER_LIMIT {
+        return Err(OrderError::DailyLimit);
+    }
+    // The first statement writes, so SQLite takes its write lock now
+    // (waiting its turn) instead of failing to upgrade a read lock later.
+    let inserted = sqlx::query(
+        "insert into orders (id, organization_id, user_id, idempotency_key, plan_id, site_code, \
+         server_name, os_image, addons, ssh_keys, billing_method, billing_country, plan_cents, \
+         addons_cents, vat_rate_bp, vat_cents, total_cents, currency, state, hold_expires_at, \
+         created_at, updated_at) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+         'held', $19, $20, $20) on conflict (organization_id, idempotency_key) do nothing",
+    )
+    .bind(&order_id)
+    .bind(&new.organization_id)
+    .bind(&new.user_id)
+    .bind(key)
+    .bind(plan.id.as_str())
+    .bind(site.code.as_str())
+    .bind(&name)
+    .bind(image.as_str())
+    .bind(new.addons.join("\n"))
+    .bind(keys.join("\n"))
+    .bind(&new.billing_method)
+    .bind(&billing_country)
+    .bind(quote.plan.cents)
+    .bind(quote.net.cents - quote.plan.cents)
+    .bind(quote.vat_treatment.rate_bp())
+    .bind(quote.vat.cents)
+    .bind(quote.total.cents)
+    .bind(quote.total.currency.code())
+    .bind(hold_until)
+    .bind(now)
+    .execute(&mut *tx)
+    .await
+    .context("recording the order")?;
+    if inserted.rows_affected() == 0 {
+        // The same form, submitted twice at once: the other one made it.
+        drop(tx);
+        let id = find_by_key(db, &new.organization_id, key)
+            .await?
+            .context("the order with this key vanished")?;
+        return Ok(Placed {
+            order_id: id,
+            created: false,
+        });
+    }
+    let held = holds::take_host(
+        db,
+        &mut tx,
+        plan.id.as_str(),
+        site.code.as_str(),
+        &order_id,
+        Some(hold_until),
+        now,
+    )
+    .await?;
+    if held.is_none() {
+        drop(tx);
+        return Err(OrderError::SoldOut {
+            sites_with_stock: sites_with_stock(db, clock, plan.id.as_str()).await?,
+        });
+    }
+    if let Some(p) = &pasted {
+        ssh_keys::add(&mut *tx, &new.user_id, "", p, now).await?;
+    }
+    sqlx::query("update organizations set billing_country = $1 where id = $2")
+        .bind(&billing_country)
+        .bind(&new.organization_id)
+        .execute(&mut *tx)
+        .await
+        .context("remembering the billing country")?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(&new.organization_id),
+            user_id: Some(&new.user_id),
+            actor: &new.actor,
+            action: "order.placed",
+            detail: &format!(
+                "{} {} {} {} {}",
+                plan.name,
+                site.code,
+                name,
+                domain::Money::format(quote.total, domain::Lang::En),
+                order_id
+            ),
+            ip: new.ip.as_deref(),
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing the order")?;
+    Ok(Placed {
+        order_id,
+        created: true,
+    })
+}
+
+async fn recent_orders<'e, E: sqlx::Executor<'e, Database = Any>>(
+    executor: E,
+    organization_id: &str,
+    now: i64,
+) -> anyhow::Result<i64> {
+    sqlx::query_scalar(
+        "select count(*) from orders where organization_id = $1 and created_at > $2 \
+         and state not in ('failed', 'expired')",
+    )
+    .bind(organization_id)
+    .bind(now - 86_400)
+    .fetch_one(executor)
+    .await
+    .context("counting recent orders")
+}
+
+async fn find_by_key(db: &Db, organization_id: &str, key: &str) -> anyhow::Result<Option<String>> {
+    sqlx::query_scalar("select id from orders where organization_id = $1 and idempotency_key = $2")
+        .bind(organization_id)
+        .bind(key)
+        .fetch_optional(&db.pool)
+        .await
+        .context("looking up the order key")
+}
