@@ -8,6 +8,7 @@ pub mod latency;
 pub mod money;
 pub mod order;
 pub mod stock;
+pub mod sla;
 pub mod time;
 pub mod vat;
 
