@@ -7,8 +7,8 @@ pub mod lang;
 pub mod latency;
 pub mod money;
 pub mod order;
-pub mod stock;
 pub mod sla;
+pub mod stock;
 pub mod time;
 pub mod vat;
 

@@ -46,7 +46,10 @@ fn total(spans: &[Span]) -> i64 {
 fn outside(a: &[Span], b: &[Span]) -> i64 {
     a.iter()
         .map(|&(s, e)| {
-            let covered: i64 = b.iter().map(|&(bs, be)| (e.min(be) - s.max(bs)).max(0)).sum();
+            let covered: i64 = b
+                .iter()
+                .map(|&(bs, be)| (e.min(be) - s.max(bs)).max(0))
+                .sum();
             (e - s) - covered
         })
         .sum()

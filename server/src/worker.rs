@@ -117,6 +117,11 @@ async fn housekeeping(state: &AppState) {
     {
         tracing::error!(error = %format!("{error:#}"), "issuing invoices failed");
     }
+    if let Err(error) =
+        backend::billing::sla::credit_closed_month(&state.db, &state.clock, &catalog).await
+    {
+        tracing::error!(error = %format!("{error:#}"), "issuing SLA credits failed");
+    }
     if let Err(error) = backend::billing::dunning::run(&state.db, &state.clock, &state.seller).await
     {
         tracing::error!(error = %format!("{error:#}"), "moving overdue servers failed");

@@ -55,6 +55,10 @@ pub struct ServerDetailView {
     /// fleet can't be read (`telemetry_error`).
     pub telemetry: Option<super::telemetry::TelemetryView>,
     pub telemetry_error: bool,
+    /// This month so far: (availability in millionths, seconds down).
+    pub availability: (i64, i64),
+    /// Closed months with downtime: (month, availability ppm, credit, credit note).
+    pub sla: Vec<(String, i64, domain::Money, Option<String>)>,
 }
 
 /// Installing or restarting: the page follows the server by itself.
@@ -283,6 +287,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                 </dl>
                 {view.telemetry.clone().map(|t| view! { <super::telemetry::Telemetry lang view=t /> })}
                 {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
+                <Availability lang availability=view.availability sla=view.sla.clone() />
                 <h2>{o.server_keys}</h2>
                 {keys}
                 {reveal}
@@ -335,5 +340,57 @@ fn PowerForm(
             </label>
             <button type="submit" class="secondary">{title}</button>
         </form>
+    }
+}
+
+fn percent(ppm: i64) -> String {
+    format!("{}.{:04}%", ppm / 10_000, ppm % 10_000)
+}
+
+/// The SLA as the customer sees it: this month so far, and the credits
+/// already worked out, with their computation.
+#[component]
+fn Availability(
+    lang: Lang,
+    availability: (i64, i64),
+    sla: Vec<(String, i64, domain::Money, Option<String>)>,
+) -> impl IntoView {
+    let o = orders(lang);
+    let (ppm, down) = availability;
+    let rows = sla
+        .into_iter()
+        .map(|(month, ppm, credit, note)| {
+            let key = month.clone();
+            view! {
+                <tr data-sla=key>
+                    <th scope="row">{month}</th>
+                    <td class="num">{percent(ppm)}</td>
+                    <td class="num">{format!("{}%", domain::sla::credit_percent(ppm))}</td>
+                    <td class="num">{credit.format(lang)}</td>
+                    <td>{note.unwrap_or_default()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section aria-labelledby="availability-title">
+            <h2 id="availability-title">{o.sla_title}</h2>
+            <p data-testid="availability">{(o.sla_this_month)(&percent(ppm), down / 60)}</p>
+            <p class="hint">{o.sla_rule}</p>
+            <div class="table-scroll" role="region" tabindex="0" aria-label=o.sla_title>
+                <table class="sla">
+                    <thead>
+                        <tr>
+                            <th scope="col">{o.sla_month}</th>
+                            <th scope="col" class="num">{o.sla_availability}</th>
+                            <th scope="col" class="num">{o.sla_share}</th>
+                            <th scope="col" class="num">{o.sla_credit}</th>
+                            <th scope="col">{o.sla_note}</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
     }
 }

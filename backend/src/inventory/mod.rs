@@ -178,6 +178,10 @@ pub async fn set_state(
     .ok_or(InventoryError::Transition { from, to })?;
     let host = Host::from_row(&row)?;
     record_event(&mut tx, &host.id, Some(from), to, actor, reason, now).await?;
+    if to == HostState::Failed && from == HostState::Allocated {
+        // A customer's server was on it: down from now, rebuilt elsewhere.
+        crate::servers::failures::host_failed(&mut tx, &host.id, reason, now).await?;
+    }
     notify_stock_changed(db, &mut tx).await?;
     tx.commit().await.context("committing the host state")?;
     Ok(host)

@@ -3,6 +3,7 @@
 //! `failed`; power actions pass through `rebooting`. Every query is scoped
 //! by the owning organization.
 
+pub mod failures;
 mod mail_texts;
 pub mod provisioning;
 
@@ -25,6 +26,8 @@ pub const POWER_CYCLE: &str = "power_cycle";
 /// Billing suspension: network and console off, data kept.
 pub const SUSPEND: &str = "suspend";
 pub const RESUME: &str = "resume";
+/// Rebuild on another host after a host failure.
+pub const REBUILD: &str = "rebuild";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {

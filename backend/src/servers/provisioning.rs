@@ -12,7 +12,9 @@ use anyhow::Context;
 use sqlx::Row;
 use std::sync::Arc;
 
-use super::{get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, RESUME, SUSPEND};
+use super::{
+    get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, REBUILD, RESUME, SUSPEND,
+};
 use crate::fleet::{Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
 use crate::inventory::notify_stock_changed;
 use crate::jobs::{self, Job, Outcome};
@@ -44,6 +46,7 @@ impl Runner {
             PROVISION => self.provision(job).await,
             REBOOT => self.power(job, PowerAction::Reboot).await,
             POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
+            REBUILD => self.rebuild(job).await,
             SUSPEND => self.network(job, false).await,
             RESUME => self.network(job, true).await,
             other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
@@ -133,7 +136,8 @@ impl Runner {
     async fn spec(&self, server: &Server) -> anyhow::Result<ProvisionSpec> {
         let image = domain::OsImage::parse(&server.os_image).context("stored image")?;
         let mut root_password = None;
-        if server.ssh_keys.is_empty() {
+        // A rebuild keeps the server's volumes, and so its root password.
+        if server.ssh_keys.is_empty() && server.term_start.is_none() {
             let sealed: Option<String> =
                 sqlx::query_scalar("select root_secret from servers where id = $1")
                     .bind(&server.id)
@@ -171,8 +175,8 @@ impl Runner {
     ) -> anyhow::Result<()> {
         let (ipv4, ipv6) = addresses.map_or((None, None), |a| (Some(a.ipv4), Some(a.ipv6)));
         sqlx::query(
-            "update servers set step = $1, progress = $2, ipv4 = coalesce($3, ipv4), \
-             ipv6 = coalesce($4, ipv6), updated_at = $5 where id = $6 and state = 'provisioning'",
+            "update servers set step = $1, progress = $2, ipv4 = coalesce(ipv4, $3), \
+             ipv6 = coalesce(ipv6, $4), updated_at = $5 where id = $6 and state = 'provisioning'",
         )
         .bind(step.as_str())
         .bind(step.progress_after())
@@ -190,8 +194,8 @@ impl Runner {
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
         sqlx::query(
-            "update servers set state = 'running', progress = 100, term_start = $1, renews_at = $2, \
-             updated_at = $1 where id = $3 and state = 'provisioning'",
+            "update servers set state = 'running', progress = 100, term_start = coalesce(term_start, $1), \
+             renews_at = coalesce(renews_at, $2), updated_at = $1 where id = $3 and state = 'provisioning'",
         )
         .bind(now)
         .bind(domain::time::add_months(now, 1))
@@ -205,6 +209,13 @@ impl Runner {
             .execute(&mut *tx)
             .await
             .context("fulfilling the order")?;
+        if server.term_start.is_some() {
+            // A rebuild after a host failure: the server is back.
+            super::failures::end_downtime(&mut tx, &server.id, now).await?;
+            record_event(&mut tx, &server.id, "rebuilt", "", now).await?;
+            tx.commit().await.context("committing")?;
+            return Ok(());
+        }
         record_event(&mut tx, &server.id, "running", "", now).await?;
         let orderer = sqlx::query(
             "select u.email, u.lang, s.ipv4, s.ipv6 from orders o join users u on u.id = o.user_id \
@@ -402,5 +413,58 @@ impl Runner {
             )),
             Err(error) => Ok(Outcome::Dead(error.to_string())),
         }
+    }
+
+    /// After a host failure: take another free host at the same site (or
+    /// wait for one: that is downtime), then install as for a new server.
+    async fn rebuild(&self, job: &Job) -> anyhow::Result<Outcome> {
+        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+            return Ok(Outcome::Dead("no such server".into()));
+        };
+        if server.state != "provisioning" {
+            return Ok(Outcome::Done);
+        }
+        let healthy: Option<String> = sqlx::query_scalar(
+            "select h.state from hosts h join servers s on s.host_id = h.id where s.id = $1",
+        )
+        .bind(&server.id)
+        .fetch_optional(&self.db.pool)
+        .await
+        .context("reading the server's host")?;
+        if healthy.as_deref() != Some("allocated") {
+            let now = self.clock.now();
+            let mut tx = self.db.begin().await?;
+            let next = take_host(
+                &self.db,
+                &mut tx,
+                &server.plan_id,
+                &server.site_code,
+                &server.order_id,
+                None,
+                now,
+            )
+            .await?;
+            let Some((host_id, host_name)) = next else {
+                if job.attempts == 1 {
+                    record_event(&mut tx, &server.id, "rebuild.waiting", "", now).await?;
+                    tx.commit().await.context("committing")?;
+                }
+                // Checked again every minute; operators rack or repair hosts.
+                return Ok(Outcome::RetryAt(
+                    now + 60,
+                    "no free host at the site".into(),
+                ));
+            };
+            sqlx::query("update servers set host_id = $1, step = '', progress = 0, updated_at = $2 where id = $3")
+                .bind(&host_id)
+                .bind(now)
+                .bind(&server.id)
+                .execute(&mut *tx)
+                .await
+                .context("moving the server")?;
+            record_event(&mut tx, &server.id, "rebuild.started", &host_name, now).await?;
+            tx.commit().await.context("committing")?;
+        }
+        self.provision(job).await
     }
 }

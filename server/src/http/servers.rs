@@ -94,7 +94,25 @@ async fn detail(
             (None, true)
         }
     };
+    let now = state.clock.now();
+    let (y, m, _) = domain::time::civil_from_days(now.div_euclid(86_400));
+    let month_start = domain::time::days_from_civil(y, m, 1) * 86_400;
+    let spans =
+        match backend::servers::failures::downtime(&state.db, &server.id, month_start, now).await {
+            Ok(spans) => spans,
+            Err(error) => return unavailable(state, parts, error).await,
+        };
+    let so_far = domain::sla::availability(month_start, now.max(month_start + 1), &spans, &[]);
+    let sla = match backend::billing::sla::results(&state.db, &server.id).await {
+        Ok(rows) => rows
+            .into_iter()
+            .map(|(month, ppm, cents, note)| (month, ppm, domain::Money::eur(cents), note))
+            .collect(),
+        Err(error) => return unavailable(state, parts, error).await,
+    };
     let view = ServerDetailView {
+        availability: (so_far.ppm, so_far.down_secs),
+        sla,
         server: row(server),
         events: events
             .into_iter()

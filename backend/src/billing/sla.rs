@@ -1,0 +1,150 @@
+//! SLA credits, worked out once a month closes: for every server that was
+//! down in it, availability (docs/SLA.md, `domain::sla`) and, below
+//! 99.99%, a credit note for the share of its monthly fee. Recorded per
+//! server and month in the credit's transaction, so it is issued once.
+
+use anyhow::Context;
+use domain::sla::{availability, credit_cents, credit_percent};
+use domain::Catalog;
+use sqlx::Row;
+
+use super::credit;
+use crate::orders::split_list;
+use crate::servers::failures::downtime;
+use crate::{Clock, Db};
+
+/// `[start, end)` and `YYYY-MM` of the month before the one `now` is in.
+pub fn previous_month(now: i64) -> (i64, i64, String) {
+    let (y, m, _) = domain::time::civil_from_days(now.div_euclid(86_400));
+    let end = domain::time::days_from_civil(y, m, 1) * 86_400;
+    let (py, pm) = if m == 1 { (y - 1, 12) } else { (y, m - 1) };
+    let start = domain::time::days_from_civil(py, pm, 1) * 86_400;
+    (start, end, format!("{py:04}-{pm:02}"))
+}
+
+/// Issues the credits of the month that last closed; answers how many.
+pub async fn credit_closed_month(
+    db: &Db,
+    clock: &Clock,
+    catalog: &Catalog,
+) -> anyhow::Result<usize> {
+    let now = clock.now();
+    let (from, to, month) = previous_month(now);
+    let due = sqlx::query(
+        "select distinct s.id, s.organization_id, s.name, s.plan_id, s.addons from server_downtime d \
+         join servers s on s.id = d.server_id where d.started_at < $1 and (d.ended_at is null or d.ended_at > $2) \
+         and not exists (select 1 from sla_credits c where c.server_id = s.id and c.month = $3)",
+    )
+    .bind(to)
+    .bind(from)
+    .bind(&month)
+    .fetch_all(&db.pool)
+    .await
+    .context("finding servers that were down")?;
+    let mut issued = 0;
+    for r in &due {
+        let id: String = r.try_get("id")?;
+        let org: String = r.try_get("organization_id")?;
+        let name: String = r.try_get("name")?;
+        let plan_id: String = r.try_get("plan_id")?;
+        let Some(plan) = catalog.plan(&plan_id) else {
+            continue;
+        };
+        let fee = plan.monthly_price.cents
+            + split_list(&r.try_get::<String, _>("addons")?)
+                .iter()
+                .filter_map(|a| catalog.addon(a)?.price_for(&plan.id))
+                .map(|m| m.cents)
+                .sum::<i64>();
+        let spans = downtime(db, &id, from, to).await?;
+        // Accepted maintenance windows come with the maintenance work;
+        // until then there are none to leave out.
+        let a = availability(from, to, &spans, &[]);
+        let cents = credit_cents(fee, a.ppm);
+        let mut tx = db.begin().await?;
+        let recorded = sqlx::query(
+            "insert into sla_credits (server_id, month, availability_ppm, down_secs, credit_cents, created_at) \
+             values ($1, $2, $3, $4, $5, $6) on conflict (server_id, month) do nothing",
+        )
+        .bind(&id)
+        .bind(&month)
+        .bind(a.ppm)
+        .bind(a.down_secs)
+        .bind(cents)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .context("recording the SLA result")?;
+        if recorded.rows_affected() == 0 {
+            continue;
+        }
+        if cents > 0 {
+            let reason = format!(
+                "SLA {month} · {name} · {} · {} min · {}%",
+                format_ppm(a.ppm),
+                a.down_secs / 60,
+                credit_percent(a.ppm)
+            );
+            let number =
+                credit::issue(&mut tx, &org, cents, &reason, Some(&id), "system", now).await?;
+            sqlx::query(
+                "update sla_credits set credit_note = $1 where server_id = $2 and month = $3",
+            )
+            .bind(&number)
+            .bind(&id)
+            .bind(&month)
+            .execute(&mut *tx)
+            .await
+            .context("linking the credit note")?;
+            issued += 1;
+        }
+        tx.commit().await.context("committing the SLA credit")?;
+    }
+    Ok(issued)
+}
+
+/// 999_768 → "99.9768%".
+pub fn format_ppm(ppm: i64) -> String {
+    format!("{}.{:04}%", ppm / 10_000, ppm % 10_000)
+}
+
+/// A server's SLA results: (month, availability ppm, credit cents, credit note).
+pub async fn results(
+    db: &Db,
+    server_id: &str,
+) -> anyhow::Result<Vec<(String, i64, i64, Option<String>)>> {
+    sqlx::query(
+        "select month, availability_ppm, credit_cents, credit_note from sla_credits \
+         where server_id = $1 order by month desc",
+    )
+    .bind(server_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading SLA results")?
+    .iter()
+    .map(|r| {
+        Ok((
+            r.try_get("month")?,
+            r.try_get("availability_ppm")?,
+            r.try_get("credit_cents")?,
+            r.try_get("credit_note")?,
+        ))
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_previous_month_crosses_years() {
+        let jan = domain::time::parse_utc("2027-01-15").unwrap_or_default();
+        let (from, to, month) = previous_month(jan);
+        assert_eq!(month, "2026-12");
+        assert_eq!(domain::time::format_date(from), "2026-12-01");
+        assert_eq!(domain::time::format_date(to), "2027-01-01");
+        assert_eq!(format_ppm(999_768), "99.9768%");
+        assert_eq!(format_ppm(1_000_000), "100.0000%");
+    }
+}
