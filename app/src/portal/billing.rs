@@ -254,7 +254,10 @@ pub fn BillingPage() -> impl IntoView {
                     </div>
                     <div class="field">
                         <label for="country">{b.country}</label>
-                        <select id="country" name="country" required>{countries}</select>
+                        <select id="country" name="country" required>
+                            <option value="" selected=country.is_empty()>{crate::i18n::orders(lang).order_country_choose}</option>
+                            {countries}
+                        </select>
                     </div>
                     <div class="field">
                         <label for="vat_id">{b.vat_id}</label>

@@ -357,6 +357,7 @@ fn Availability(
 ) -> impl IntoView {
     let o = orders(lang);
     let (ppm, down) = availability;
+    let any = !sla.is_empty();
     let rows = sla
         .into_iter()
         .map(|(month, ppm, credit, note)| {
@@ -377,6 +378,7 @@ fn Availability(
             <h2 id="availability-title">{o.sla_title}</h2>
             <p data-testid="availability">{(o.sla_this_month)(&percent(ppm), down / 60)}</p>
             <p class="hint">{o.sla_rule}</p>
+            {any.then(|| view! {
             <div class="table-scroll" role="region" tabindex="0" aria-label=o.sla_title>
                 <table class="sla">
                     <thead>
@@ -391,6 +393,7 @@ fn Availability(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            })}
         </section>
     }
 }

@@ -129,18 +129,22 @@ pub fn simulated_sample(host: &str, cards: u32, t: i64) -> Sample {
         let clock = if temp > 80 { 2_100 } else { 2_520 } - noise(host, card, t + 1).abs() * 15;
         sample.gpu_temp_c.push(temp);
         sample.sm_clock_mhz.push(clock);
-        // One corrected error every ~9 days of a card's life, at
-        // card-specific moments.
-        let phase = i64::from(Sha256::digest(format!("{host}/{card}/ecc").as_bytes())[1]) * 3_000;
-        sample.ecc_corrected.push((t + phase).div_euclid(777_600));
+        // About one corrected error a month since the card went into
+        // service (spring 2026, a card-specific day).
+        let digest = Sha256::digest(format!("{host}/{card}/ecc").as_bytes());
+        let installed = 1_775_000_000 + i64::from(digest[1]) * 20_000;
+        sample
+            .ecc_corrected
+            .push((t - installed).max(0).div_euclid(2_592_000));
     }
-    // Sending ~1 Gbit/s while busy, ~0.1 Gbit/s otherwise, since the 1st.
+    // Sending ~0.45 Gbit/s while busy, a tenth of it otherwise, since the 1st:
+    // ~90 TB in a 30-day month, well inside fair use.
     let days = t.div_euclid(86_400);
     let (y, m, _) = domain::time::civil_from_days(days);
     let month_start = domain::time::days_from_civil(y, m, 1) * 86_400;
     let hours = (t - month_start) / 3600;
-    let busy_bytes_per_hour: i64 = 450_000_000_000;
-    let idle_bytes_per_hour: i64 = 45_000_000_000;
+    let busy_bytes_per_hour: i64 = 200_000_000_000;
+    let idle_bytes_per_hour: i64 = 20_000_000_000;
     sample.traffic_month_bytes = hours * (busy_bytes_per_hour * 14 + idle_bytes_per_hour * 10) / 24;
     sample
 }

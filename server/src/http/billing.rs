@@ -50,9 +50,16 @@ async fn billing_view(
     organization_id: &str,
     query: &InvoiceQuery,
 ) -> anyhow::Result<BillingView> {
-    let stored = profile::get(&state.db, organization_id)
-        .await?
-        .unwrap_or_default();
+    let stored = match profile::get(&state.db, organization_id).await? {
+        Some(p) => p,
+        // A first profile starts from what ordering already knows.
+        None => BillingProfile {
+            country: backend::orders::billing_country(&state.db, organization_id)
+                .await?
+                .unwrap_or_default(),
+            ..BillingProfile::default()
+        },
+    };
     let filter = InvoiceFilter {
         status: query.status.clone(),
         month: if invoices::month_bounds(&query.month).is_some() {
