@@ -117,6 +117,9 @@ async fn housekeeping(state: &AppState) {
     {
         tracing::error!(error = %format!("{error:#}"), "issuing invoices failed");
     }
+    if let Err(error) = backend::servers::cancellation::end_due(&state.db, &state.clock).await {
+        tracing::error!(error = %format!("{error:#}"), "ending cancelled servers failed");
+    }
     if let Err(error) =
         backend::billing::sla::credit_closed_month(&state.db, &state.clock, &catalog).await
     {

@@ -106,6 +106,7 @@ pub enum FormError {
     BillingProfile,
     VatId,
     Amount,
+    CancelName,
 }
 
 impl FormError {
@@ -149,6 +150,7 @@ impl FormError {
             FormError::BillingProfile => crate::i18n::billing(lang).err_profile.to_owned(),
             FormError::VatId => crate::i18n::billing(lang).err_vat_id.to_owned(),
             FormError::Amount => crate::i18n::billing(lang).err_amount.to_owned(),
+            FormError::CancelName => o.err_cancel_name.to_owned(),
         }
     }
 

@@ -37,6 +37,10 @@ pub struct ServerRow {
     pub term_start: Option<i64>,
     pub renews_at: Option<i64>,
     pub order_id: String,
+    pub cancel_at: Option<i64>,
+    pub cancelled_at: Option<i64>,
+    /// Term ends the server can be cancelled at, earliest first.
+    pub cancel_dates: Vec<i64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -215,8 +219,8 @@ pub fn ServerDetailPage() -> impl IntoView {
         Some("power") => Some(o.server_done_power),
         _ => None,
     };
-    let live = in_progress(&s.state);
-    let running = s.state == "running";
+    let live = in_progress(&s.state) && s.cancelled_at.is_none();
+    let running = s.state == "running" && s.cancelled_at.is_none();
     let failed = s.state == "failed";
     let base = format!("/servers/{}", s.id);
     let password = view.root_password.clone().map(|pw| {
@@ -307,6 +311,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <PowerForm lang base=base.clone() name=s.name.clone() action="reboot" title=o.server_reboot body=o.server_reboot_body />
                     <PowerForm lang base=base.clone() name=s.name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
                 })}
+                <Cancellation lang server=s.clone() />
                 <h2>{o.server_events}</h2>
                 <ul class="events">{events}</ul>
             </section>
@@ -396,4 +401,82 @@ fn Availability(
             })}
         </section>
     }
+}
+
+/// Scheduling a cancellation (a date, a reason, the name typed, the risk
+/// acknowledged), taking it back, or what happened.
+#[component]
+fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
+    let o = orders(lang);
+    let base = format!("/servers/{}", server.id);
+    if let Some(at) = server.cancelled_at {
+        return view! { <p class="notice" data-testid="cancelled">{(o.cancelled_notice)(&domain::time::format_date(at))}</p> }.into_any();
+    }
+    if let Some(at) = server.cancel_at {
+        return view! {
+            <section class="danger-zone" aria-labelledby="cancel-title">
+                <h2 id="cancel-title">{o.cancel_title}</h2>
+                <p class="notice" data-testid="cancel-scheduled">{(o.cancel_scheduled)(&domain::time::format_date(at))}</p>
+                <form method="post" action=href(lang, &format!("{base}/revoke"))>
+                    <CsrfField />
+                    <button type="submit">{o.cancel_revoke}</button>
+                </form>
+            </section>
+        }
+        .into_any();
+    }
+    if server.cancel_dates.is_empty() {
+        return ().into_any();
+    }
+    let dates = server
+        .cancel_dates
+        .iter()
+        .enumerate()
+        .map(|(n, at)| {
+            let date = domain::time::format_date(*at);
+            view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
+        })
+        .collect_view();
+    let reasons = crate_reasons()
+        .iter()
+        .map(|r| view! { <option value=*r>{(o.cancel_reason_label)(r)}</option> })
+        .collect_view();
+    view! {
+        <section class="danger-zone" aria-labelledby="cancel-title">
+            <h2 id="cancel-title">{o.cancel_title}</h2>
+            <p>{o.cancel_warning}</p>
+            <form method="post" action=href(lang, &format!("{base}/cancel"))>
+                <CsrfField />
+                <div class="field">
+                    <label for="cancel-at">{o.cancel_date}</label>
+                    <select id="cancel-at" name="at">{dates}</select>
+                </div>
+                <div class="field">
+                    <label for="cancel-reason">{o.cancel_reason}</label>
+                    <select id="cancel-reason" name="reason">{reasons}</select>
+                </div>
+                <div class="field">
+                    <label for="confirm-name">{(o.cancel_type_name)(&server.name)}</label>
+                    <input id="confirm-name" name="confirm_name" required autocomplete="off" />
+                </div>
+                <label class="option" for="understood">
+                    <input type="checkbox" id="understood" name="confirm" value="yes" required />
+                    " "{o.cancel_understand}
+                </label>
+                <button type="submit" class="button-danger">{o.cancel_submit}</button>
+            </form>
+        </section>
+    }
+    .into_any()
+}
+
+/// The reasons offered, in the order the form lists them.
+fn crate_reasons() -> [&'static str; 5] {
+    [
+        "not_needed",
+        "too_expensive",
+        "moving",
+        "performance",
+        "other",
+    ]
 }

@@ -19,7 +19,8 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
     let overdue = sqlx::query(
         "select distinct s.id, s.organization_id, s.name from servers s \
          join invoice_lines l on l.server_id = s.id join invoices i on i.id = l.invoice_id \
-         where i.status = 'open' and i.due_at < $1 and s.billing_state = 'active' and s.state <> 'failed'",
+         where i.status = 'open' and i.due_at < $1 and s.billing_state = 'active' and s.state <> 'failed' \
+         and s.cancelled_at is null",
     )
     .bind(now)
     .fetch_all(&db.pool)

@@ -43,7 +43,8 @@ pub async fn invoice_due(
          s.renews_at, s.billed_until, o.billing_country, u.email, u.lang \
          from servers s join orders o on o.id = s.order_id join users u on u.id = o.user_id \
          where o.billing_method = 'invoice' and s.term_start is not null and s.renews_at is not null \
-         and s.state in ('running', 'rebooting') and (s.billed_until is null or s.renews_at <= $1) \
+         and s.state in ('running', 'rebooting') and s.cancelled_at is null \
+         and (s.billed_until is null or (s.renews_at <= $1 and (s.cancel_at is null or s.renews_at < s.cancel_at))) \
          order by s.renews_at limit 200",
     )
     .bind(now)

@@ -76,6 +76,12 @@ impl Fleet for DevFleet {
         Ok(())
     }
 
+    async fn wipe(&self, _host: &str) -> Result<(), FleetError> {
+        // A secure erase of NVMe is quick; the simulated one takes two steps.
+        tokio::time::sleep(self.step_delay * 2).await;
+        Ok(())
+    }
+
     async fn telemetry(
         &self,
         host: &str,

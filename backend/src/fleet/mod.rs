@@ -134,6 +134,9 @@ pub trait Fleet: Send + Sync {
     /// a suspension; the machine and its disks keep running.
     async fn set_network(&self, host: &str, enabled: bool) -> Result<(), FleetError>;
 
+    /// Erases a host's disks for the next customer.
+    async fn wipe(&self, host: &str) -> Result<(), FleetError>;
+
     /// Readings of a host with `cards` GPUs from `from` to `to`, one every
     /// `step` seconds.
     async fn telemetry(

@@ -3,6 +3,7 @@
 //! `failed`; power actions pass through `rebooting`. Every query is scoped
 //! by the owning organization.
 
+pub mod cancellation;
 pub mod failures;
 mod mail_texts;
 pub mod provisioning;
@@ -28,6 +29,8 @@ pub const SUSPEND: &str = "suspend";
 pub const RESUME: &str = "resume";
 /// Rebuild on another host after a host failure.
 pub const REBUILD: &str = "rebuild";
+/// Wipe a cancelled server's host before it returns to stock.
+pub const WIPE: &str = "wipe";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
@@ -53,11 +56,16 @@ pub struct Server {
     pub renews_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The term end the customer chose to cancel at; revocable until then.
+    pub cancel_at: Option<i64>,
+    /// Set when that date came: the server was wiped and left the list.
+    pub cancelled_at: Option<i64>,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
-    s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at";
+    s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
+    s.cancelled_at";
 
 impl Server {
     fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
@@ -84,6 +92,8 @@ impl Server {
             renews_at: r.try_get("renews_at")?,
             created_at: r.try_get("created_at")?,
             updated_at: r.try_get("updated_at")?,
+            cancel_at: r.try_get("cancel_at")?,
+            cancelled_at: r.try_get("cancelled_at")?,
         })
     }
 }
@@ -110,7 +120,8 @@ pub enum ServerError {
 pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Server>> {
     sqlx::query(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
-         where s.organization_id = $1 and s.state <> 'failed' order by s.created_at desc, s.id desc"
+         where s.organization_id = $1 and s.state <> 'failed' and s.cancelled_at is null \
+         order by s.created_at desc, s.id desc"
     ))
     .bind(organization_id)
     .fetch_all(&db.pool)
@@ -242,7 +253,7 @@ pub async fn power(
     let mut tx = db.begin().await.context("starting a transaction")?;
     let done = sqlx::query(
         "update servers set state = 'rebooting', updated_at = $1 \
-         where id = $2 and organization_id = $3 and state = 'running'",
+         where id = $2 and organization_id = $3 and state = 'running' and cancelled_at is null",
     )
     .bind(now)
     .bind(id)

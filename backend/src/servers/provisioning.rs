@@ -13,7 +13,7 @@ use sqlx::Row;
 use std::sync::Arc;
 
 use super::{
-    get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, REBUILD, RESUME, SUSPEND,
+    get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, REBUILD, RESUME, SUSPEND, WIPE,
 };
 use crate::fleet::{Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
 use crate::inventory::notify_stock_changed;
@@ -47,6 +47,7 @@ impl Runner {
             REBOOT => self.power(job, PowerAction::Reboot).await,
             POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
             REBUILD => self.rebuild(job).await,
+            WIPE => self.wipe(job).await,
             SUSPEND => self.network(job, false).await,
             RESUME => self.network(job, true).await,
             other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
@@ -466,5 +467,22 @@ impl Runner {
             tx.commit().await.context("committing")?;
         }
         self.provision(job).await
+    }
+
+    /// A cancelled server's host is erased, then goes back to stock.
+    async fn wipe(&self, job: &Job) -> anyhow::Result<Outcome> {
+        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+            return Ok(Outcome::Dead("no such server".into()));
+        };
+        if let Some(host) = &server.host_name {
+            if let Err(error) = self.fleet.wipe(host).await {
+                return Ok(Outcome::RetryAt(
+                    self.clock.now() + 30 * job.attempts,
+                    error.to_string(),
+                ));
+            }
+        }
+        super::cancellation::wiped(&self.db, &self.clock, &server.id).await?;
+        Ok(Outcome::Done)
     }
 }

@@ -29,6 +29,12 @@ fn row(s: Server) -> ServerRow {
         .filter_map(|k| backend::ssh_keys::parse(k).ok())
         .map(|k| (k.fingerprint, k.comment))
         .collect();
+    let cancel_dates = match (s.renews_at, s.cancelled_at, s.state.as_str()) {
+        (Some(renews), None, "running" | "rebooting") => {
+            backend::servers::cancellation::term_ends(renews)
+        }
+        _ => Vec::new(),
+    };
     ServerRow {
         id: s.id,
         name: s.name,
@@ -46,6 +52,9 @@ fn row(s: Server) -> ServerRow {
         term_start: s.term_start,
         renews_at: s.renews_at,
         order_id: s.order_id,
+        cancel_at: s.cancel_at,
+        cancelled_at: s.cancelled_at,
+        cancel_dates,
     }
 }
 
@@ -235,6 +244,12 @@ pub struct ServerForm {
     name: String,
     #[serde(default)]
     confirm: String,
+    #[serde(default)]
+    confirm_name: String,
+    #[serde(default)]
+    at: String,
+    #[serde(default)]
+    reason: String,
 }
 
 pub async fn server_post(
@@ -286,6 +301,43 @@ pub async fn server_post(
         (_, Some(power)) => servers::power(&state.db, &state.clock, &actor, &id, power)
             .await
             .map(|()| None),
+        ("cancel", _) if form.confirm != "yes" => {
+            let parts = page_parts(parts);
+            let feedback = refused(FormError::Confirm, &[]);
+            return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
+        }
+        ("cancel", _) => {
+            use backend::servers::cancellation::{schedule, CancelError};
+            let at = form.at.trim().parse::<i64>().unwrap_or(0);
+            match schedule(
+                &state.db,
+                &state.clock,
+                &actor,
+                &id,
+                at,
+                &form.reason,
+                &form.confirm_name,
+            )
+            .await
+            {
+                Ok(()) => return redirect(lang, &format!("/servers/{id}?done=cancel")),
+                Err(CancelError::Server(error)) => Err(error),
+                Err(error) => {
+                    let parts = page_parts(parts);
+                    let code = match error {
+                        CancelError::NameMismatch => FormError::CancelName,
+                        _ => FormError::Choice,
+                    };
+                    let feedback = refused(code, &[]);
+                    return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
+                }
+            }
+        }
+        ("revoke", _) => {
+            backend::servers::cancellation::revoke(&state.db, &state.clock, &actor, &id)
+                .await
+                .map(|()| None)
+        }
         ("reveal", _) => {
             servers::take_root_password(&state.db, &state.clock, &state.sealer, &actor, &id)
                 .await
@@ -308,6 +360,7 @@ pub async fn server_post(
             .await
         }
         Ok(None) if action == "rename" => redirect(lang, &format!("/servers/{id}?done=rename")),
+        Ok(None) if action == "revoke" => redirect(lang, &format!("/servers/{id}?done=revoke")),
         Ok(None) => redirect(lang, &format!("/servers/{id}?done=power")),
         Err(ServerError::NotFound) => not_found(&state, parts).await,
         Err(ServerError::InvalidName) => {

@@ -1,0 +1,225 @@
+//! Cancelling a server, as Hetzner does it: the customer picks a term end
+//! (the current one or a later one), gives a reason and types the server's
+//! name; until that date it can be revoked. At the date billing stops, the
+//! server is wiped through the Fleet, its host returns to stock (which
+//! fires back-in-stock alerts) and it leaves the list; invoices and the
+//! audit trail stay.
+
+use anyhow::Context;
+use sqlx::Row;
+
+use super::{get, record_event, Actor, ServerError, WIPE};
+use crate::inventory::notify_stock_changed;
+use crate::orders::holds::host_event;
+use crate::{audit, jobs, Clock, Db};
+
+/// Reasons offered in the form (the UI translates them).
+pub const REASONS: [&str; 5] = [
+    "not_needed",
+    "too_expensive",
+    "moving",
+    "performance",
+    "other",
+];
+
+/// How many term ends ahead a customer may choose.
+const TERMS_AHEAD: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CancelError {
+    #[error("the typed name does not match")]
+    NameMismatch,
+    #[error("not a term end of this server")]
+    BadDate,
+    #[error("unknown reason")]
+    BadReason,
+    #[error(transparent)]
+    Server(#[from] ServerError),
+}
+
+/// The dates a server can be cancelled on: the end of its current term and
+/// the next ones.
+pub fn term_ends(renews_at: i64) -> Vec<i64> {
+    (0..TERMS_AHEAD)
+        .map(|n| domain::time::add_months(renews_at, n))
+        .collect()
+}
+
+pub async fn schedule(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    id: &str,
+    at: i64,
+    reason: &str,
+    typed_name: &str,
+) -> Result<(), CancelError> {
+    let server = get(db, actor.organization_id, id)
+        .await
+        .map_err(ServerError::Db)?
+        .ok_or(ServerError::NotFound)?;
+    if typed_name.trim() != server.name {
+        return Err(CancelError::NameMismatch);
+    }
+    if !REASONS.contains(&reason) {
+        return Err(CancelError::BadReason);
+    }
+    let renews = server
+        .renews_at
+        .ok_or_else(|| ServerError::Busy(server.state.clone()))?;
+    if !term_ends(renews).contains(&at) {
+        return Err(CancelError::BadDate);
+    }
+    let now = clock.now();
+    let mut tx = db.begin().await.map_err(ServerError::Db)?;
+    let done = sqlx::query(
+        "update servers set cancel_at = $1, cancel_reason = $2, updated_at = $3 \
+         where id = $4 and organization_id = $5 and cancelled_at is null",
+    )
+    .bind(at)
+    .bind(reason)
+    .bind(now)
+    .bind(id)
+    .bind(actor.organization_id)
+    .execute(&mut *tx)
+    .await
+    .context("scheduling the cancellation")
+    .map_err(ServerError::Db)?;
+    if done.rows_affected() == 0 {
+        return Err(ServerError::NotFound.into());
+    }
+    let date = domain::time::format_date(at);
+    record_event(&mut tx, id, "cancel.scheduled", &date, now)
+        .await
+        .map_err(ServerError::Db)?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(actor.organization_id),
+            user_id: Some(actor.user_id),
+            actor: actor.email,
+            action: "server.cancel_scheduled",
+            detail: &format!("{} {date} {reason}", server.name),
+            ip: actor.ip,
+            at: now,
+        },
+    )
+    .await
+    .map_err(ServerError::Db)?;
+    tx.commit()
+        .await
+        .context("committing")
+        .map_err(ServerError::Db)?;
+    Ok(())
+}
+
+/// Takes a scheduled cancellation back, any time before its date.
+pub async fn revoke(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    id: &str,
+) -> Result<(), ServerError> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let done = sqlx::query(
+        "update servers set cancel_at = null, cancel_reason = null, updated_at = $1 \
+         where id = $2 and organization_id = $3 and cancelled_at is null and cancel_at > $1",
+    )
+    .bind(now)
+    .bind(id)
+    .bind(actor.organization_id)
+    .execute(&mut *tx)
+    .await
+    .context("revoking the cancellation")?;
+    if done.rows_affected() == 0 {
+        return Err(ServerError::NotFound);
+    }
+    record_event(&mut tx, id, "cancel.revoked", "", now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(actor.organization_id),
+            user_id: Some(actor.user_id),
+            actor: actor.email,
+            action: "server.cancel_revoked",
+            detail: id,
+            ip: actor.ip,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(())
+}
+
+/// Ends the servers whose date has come: marked cancelled, host to
+/// `wiping`, a wipe job queued. Answers how many.
+pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
+    let now = clock.now();
+    let due = sqlx::query("select id from servers where cancel_at <= $1 and cancelled_at is null")
+        .bind(now)
+        .fetch_all(&db.pool)
+        .await
+        .context("finding servers to end")?;
+    let mut ended = 0;
+    for row in &due {
+        let id: String = row.try_get("id")?;
+        let mut tx = db.begin().await?;
+        let claimed = sqlx::query(
+            "update servers set cancelled_at = $1, updated_at = $1 where id = $2 and cancelled_at is null",
+        )
+        .bind(now)
+        .bind(&id)
+        .execute(&mut *tx)
+        .await
+        .context("ending the server")?;
+        if claimed.rows_affected() == 0 {
+            continue;
+        }
+        let host: Option<String> = sqlx::query_scalar(
+            "update hosts set state = 'wiping', updated_at = $1 \
+             where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
+        )
+        .bind(now)
+        .bind(&id)
+        .fetch_optional(&mut *tx)
+        .await
+        .context("starting the wipe")?;
+        if let Some(host) = &host {
+            host_event(&mut tx, host, "wiping", "cancelled", now).await?;
+        }
+        record_event(&mut tx, &id, "cancelled", "", now).await?;
+        jobs::enqueue(&mut tx, WIPE, &id, now, now).await?;
+        tx.commit().await.context("committing")?;
+        ended += 1;
+    }
+    Ok(ended)
+}
+
+/// After the fleet wiped the host: it is free again (stock rises).
+pub(crate) async fn wiped(db: &Db, clock: &Clock, server_id: &str) -> anyhow::Result<()> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let host: Option<String> = sqlx::query_scalar(
+        "update hosts set state = 'free', order_id = null, updated_at = $1 \
+         where id = (select host_id from servers where id = $2) and state = 'wiping' returning id",
+    )
+    .bind(now)
+    .bind(server_id)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("returning the host")?;
+    if let Some(host) = &host {
+        host_event(&mut tx, host, "free", "wiped after cancellation", now).await?;
+        notify_stock_changed(db, &mut tx).await?;
+    }
+    sqlx::query("update servers set host_id = null, ipv4 = null, ipv6 = null, root_secret = null where id = $1")
+        .bind(server_id)
+        .execute(&mut *tx)
+        .await
+        .context("detaching the server")?;
+    record_event(&mut tx, server_id, "wiped", "", now).await?;
+    tx.commit().await.context("committing")?;
+    Ok(())
+}
