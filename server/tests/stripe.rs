@@ -278,6 +278,53 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
         strip_tags(&events)
     );
     assert!(app.last_mail("owner@a.example").contains("Payment overdue"));
+
+    // Cancelling at the end of the current period tells Stripe; revoking
+    // takes it back.
+    let base = format!("/en/servers/{server}");
+    let body = app.get_as(&owner, &base).await.body;
+    let at = body
+        .split("id=\"cancel-at\"")
+        .nth(1)
+        .and_then(|r| r.split("<option value=\"").nth(1))
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    // Ordered with the default name of `post_order`.
+    let name = "box-1".to_owned();
+    let cancelled = app
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancel"),
+            &[
+                ("at", &at),
+                ("reason", "moving"),
+                ("confirm_name", &name),
+                ("confirm", "yes"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(
+        cancelled.location(),
+        format!("{base}?done=cancel"),
+        "{}",
+        strip_tags(&cancelled.body)
+    );
+    let revoked = app
+        .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
+        .await;
+    assert_eq!(revoked.location(), format!("{base}?done=revoke"));
+    let calls = double.ledger.lock().expect("ledger").calls.clone();
+    let updates: Vec<_> = calls
+        .iter()
+        .filter(|(p, _)| p == "/v1/subscriptions")
+        .map(|(_, f)| f.clone())
+        .collect();
+    assert_eq!(updates.len(), 2, "{updates:?}");
+    assert_eq!(updates[0]["cancel_at_period_end"], "true");
+    assert_eq!(updates[1]["cancel_at_period_end"], "false");
     app.finish().await;
 }
 

@@ -45,15 +45,16 @@ pub fn term_ends(renews_at: i64) -> Vec<i64> {
         .collect()
 }
 
-pub async fn schedule(
+/// Checks a cancellation request without recording it (so billing can be
+/// told first); answers the server.
+pub async fn check(
     db: &Db,
-    clock: &Clock,
     actor: &Actor<'_>,
     id: &str,
     at: i64,
     reason: &str,
     typed_name: &str,
-) -> Result<(), CancelError> {
+) -> Result<super::Server, CancelError> {
     let server = get(db, actor.organization_id, id)
         .await
         .map_err(ServerError::Db)?
@@ -67,9 +68,22 @@ pub async fn schedule(
     let renews = server
         .renews_at
         .ok_or_else(|| ServerError::Busy(server.state.clone()))?;
-    if !term_ends(renews).contains(&at) {
+    if !term_ends(renews).contains(&at) || server.cancelled_at.is_some() {
         return Err(CancelError::BadDate);
     }
+    Ok(server)
+}
+
+pub async fn schedule(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    id: &str,
+    at: i64,
+    reason: &str,
+    typed_name: &str,
+) -> Result<(), CancelError> {
+    let server = check(db, actor, id, at, reason, typed_name).await?;
     let now = clock.now();
     let mut tx = db.begin().await.map_err(ServerError::Db)?;
     let done = sqlx::query(

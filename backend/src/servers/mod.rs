@@ -60,12 +60,14 @@ pub struct Server {
     pub cancel_at: Option<i64>,
     /// Set when that date came: the server was wiped and left the list.
     pub cancelled_at: Option<i64>,
+    /// Paid through Stripe: its subscription.
+    pub stripe_subscription_id: Option<String>,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
-    s.cancelled_at";
+    s.cancelled_at, s.stripe_subscription_id";
 
 impl Server {
     fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
@@ -94,6 +96,7 @@ impl Server {
             updated_at: r.try_get("updated_at")?,
             cancel_at: r.try_get("cancel_at")?,
             cancelled_at: r.try_get("cancelled_at")?,
+            stripe_subscription_id: r.try_get("stripe_subscription_id")?,
         })
     }
 }

@@ -307,8 +307,22 @@ pub async fn server_post(
             return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
         }
         ("cancel", _) => {
-            use backend::servers::cancellation::{schedule, CancelError};
+            use backend::servers::cancellation::{check, schedule, CancelError};
             let at = form.at.trim().parse::<i64>().unwrap_or(0);
+            // A Stripe-billed server: Stripe is told first, so if it can't
+            // be, nothing is scheduled here either.
+            let checked = check(&state.db, &actor, &id, at, &form.reason, &form.confirm_name).await;
+            if let (Ok(server), Some(client)) = (&checked, &state.stripe) {
+                if let Some(sub) = &server.stripe_subscription_id {
+                    let at_period_end = server.renews_at == Some(at);
+                    let told =
+                        backend::billing::stripe::schedule_cancel(client, sub, at, at_period_end)
+                            .await;
+                    if let Err(error) = told {
+                        return unavailable(&state, parts, error).await;
+                    }
+                }
+            }
             match schedule(
                 &state.db,
                 &state.clock,
@@ -334,6 +348,22 @@ pub async fn server_post(
             }
         }
         ("revoke", _) => {
+            if let Some(client) = &state.stripe {
+                let server = match servers::get(&state.db, &m.organization_id, &id).await {
+                    Ok(server) => server,
+                    Err(error) => return unavailable(&state, parts, error).await,
+                };
+                if let Some(sub) =
+                    server.and_then(|s| s.stripe_subscription_id.filter(|_| s.cancel_at.is_some()))
+                {
+                    let now = state.clock.now();
+                    if let Err(error) =
+                        backend::billing::stripe::revoke_cancel(client, &sub, now).await
+                    {
+                        return unavailable(&state, parts, error).await;
+                    }
+                }
+            }
             backend::servers::cancellation::revoke(&state.db, &state.clock, &actor, &id)
                 .await
                 .map(|()| None)

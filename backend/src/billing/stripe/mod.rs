@@ -276,16 +276,43 @@ pub async fn portal_url(
     Ok(Some(client::text(&session, "url")?))
 }
 
-/// Stops a server's subscription at the end of its paid period.
-pub async fn cancel_at_period_end(
+/// Tells Stripe a server ends at `at`: at the end of the current period
+/// (`cancel_at_period_end`) or at a later term end (`cancel_at`).
+pub async fn schedule_cancel(
     client: &StripeClient,
     subscription_id: &str,
+    at: i64,
+    at_period_end: bool,
+) -> anyhow::Result<()> {
+    let form: Vec<(String, String)> = if at_period_end {
+        vec![("cancel_at_period_end".into(), "true".into())]
+    } else {
+        vec![("cancel_at".into(), at.to_string())]
+    };
+    client
+        .post(
+            &format!("/v1/subscriptions/{subscription_id}"),
+            &form,
+            &format!("cancel-{subscription_id}-{at}"),
+        )
+        .await?;
+    Ok(())
+}
+
+/// Takes a scheduled end back.
+pub async fn revoke_cancel(
+    client: &StripeClient,
+    subscription_id: &str,
+    now: i64,
 ) -> anyhow::Result<()> {
     client
         .post(
             &format!("/v1/subscriptions/{subscription_id}"),
-            &[("cancel_at_period_end".into(), "true".into())],
-            &format!("cancel-{subscription_id}"),
+            &[
+                ("cancel_at_period_end".into(), "false".into()),
+                ("cancel_at".into(), String::new()),
+            ],
+            &format!("revoke-{subscription_id}-{now}"),
         )
         .await?;
     Ok(())
