@@ -228,6 +228,14 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
         "{text}"
     );
     assert!(billing.body.contains("Payment methods (Stripe)"));
+    // Finance counts Stripe's revenue by plan and site too.
+    let staff = app.staff("finance@host.example").await;
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    assert!(
+        finance.contains("data-revenue=\"g-ada\"") && finance.contains("data-revenue=\"ams\""),
+        "{}",
+        strip_tags(&finance)
+    );
     let portal = app
         .post_as(&owner, "/en/billing", "/en/billing/portal", &[], &[])
         .await;

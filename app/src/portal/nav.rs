@@ -16,16 +16,24 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
     let staff = user.as_ref().is_some_and(|u| u.is_staff);
     let technical = matches!(role.as_str(), "owner" | "technical");
     let money = matches!(role.as_str(), "owner" | "billing");
+    let here = use_context::<http::request::Parts>()
+        .map(|p| p.uri.path().to_owned())
+        .unwrap_or_default();
+    // The link of the section the page belongs to says so.
+    let current = move |rest: &str| {
+        let link = href(lang, rest);
+        (here == link || here.starts_with(&format!("{link}/"))).then_some("page")
+    };
     view! {
         <nav class="portal-nav" aria-label=p.nav_portal>
             <ul>
-                {technical.then(|| view! { <li><a href=href(lang, "/servers")>{o.nav_servers}</a></li> })}
-                {(technical || money).then(|| view! { <li><a href=href(lang, "/orders")>{o.nav_orders}</a></li> })}
-                {technical.then(|| view! { <li><a href=href(lang, "/keys")>{o.nav_keys}</a></li> })}
-                {money.then(|| view! { <li><a href=href(lang, "/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
-                {staff.then(|| view! { <li><a href=href(lang, "/staff/hosts")>{o.nav_inventory}</a></li> })}
-                {staff.then(|| view! { <li><a href=href(lang, "/staff/finance")>{crate::i18n::billing(lang).nav_finance}</a></li> })}
-                <li><a href=href(lang, "/account")>{p.account_title}</a></li>
+                {technical.then(|| view! { <li><a href=href(lang, "/servers") aria-current=current("/servers")>{o.nav_servers}</a></li> })}
+                {(technical || money).then(|| view! { <li><a href=href(lang, "/orders") aria-current=current("/orders")>{o.nav_orders}</a></li> })}
+                {technical.then(|| view! { <li><a href=href(lang, "/keys") aria-current=current("/keys")>{o.nav_keys}</a></li> })}
+                {money.then(|| view! { <li><a href=href(lang, "/billing") aria-current=current("/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
+                {staff.then(|| view! { <li><a href=href(lang, "/staff/hosts") aria-current=current("/staff/hosts")>{o.nav_inventory}</a></li> })}
+                {staff.then(|| view! { <li><a href=href(lang, "/staff/finance") aria-current=current("/staff/finance")>{crate::i18n::billing(lang).nav_finance}</a></li> })}
+                <li><a href=href(lang, "/account") aria-current=current("/account")>{p.account_title}</a></li>
             </ul>
         </nav>
     }

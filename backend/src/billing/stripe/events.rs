@@ -158,6 +158,20 @@ async fn checkout_completed(
             .execute(&mut **tx)
             .await
             .context("linking the subscription")?;
+        // Invoices of this subscription mirrored before the checkout was:
+        // their lines now know their server, plan and site.
+        sqlx::query(
+            "update invoice_lines set server_id = (select id from servers where order_id = $1), \
+             plan_id = (select plan_id from servers where order_id = $1), \
+             site_code = (select site_code from servers where order_id = $1) \
+             where server_id is null \
+             and invoice_id in (select id from invoices where stripe_subscription_id = $2)",
+        )
+        .bind(order_id)
+        .bind(subscription)
+        .execute(&mut **tx)
+        .await
+        .context("tying earlier invoice lines to the server")?;
     }
     Ok(true)
 }
@@ -248,23 +262,35 @@ async fn invoice(
         None => {
             let id = new_id();
             let subscription = object["subscription"].as_str();
-            let server: Option<String> = match subscription {
-                Some(sub) => {
-                    sqlx::query_scalar("select id from servers where stripe_subscription_id = $1")
-                        .bind(sub)
-                        .fetch_optional(&mut **tx)
-                        .await
-                        .context("finding the server")?
-                }
+            // The server (and so plan and site) the invoice is for, when
+            // its checkout has been applied already.
+            let found = match subscription {
+                Some(sub) => sqlx::query(
+                    "select id, plan_id, site_code from servers where stripe_subscription_id = $1",
+                )
+                .bind(sub)
+                .fetch_optional(&mut **tx)
+                .await
+                .context("finding the server")?,
                 None => None,
             };
+            let (server, plan, site): (Option<String>, Option<String>, Option<String>) =
+                match &found {
+                    Some(r) => (
+                        r.try_get("id")?,
+                        r.try_get("plan_id")?,
+                        r.try_get("site_code")?,
+                    ),
+                    None => (None, None, None),
+                };
             sqlx::query(
                 "insert into invoices (id, organization_id, number, status, currency, period_start, period_end, \
                  issued_at, due_at, paid_at, subtotal_cents, vat_treatment, vat_rate_bp, vat_cents, total_cents, \
                  credit_cents, amount_due_cents, customer_name, customer_address, customer_country, customer_vat_id, \
-                 billing_method, payment_reference, stripe_invoice_id, hosted_url, pdf_url, created_at, updated_at) \
+                 billing_method, payment_reference, stripe_invoice_id, hosted_url, pdf_url, created_at, updated_at, \
+                 stripe_subscription_id) \
                  values ($1, $2, $3, $4, 'EUR', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, $15, $16, '', '', null, \
-                 'stripe', $17, $17, $18, $19, $20, $20)",
+                 'stripe', $17, $17, $18, $19, $20, $20, $21)",
             )
             .bind(&id)
             .bind(&org)
@@ -286,6 +312,7 @@ async fn invoice(
             .bind(object["hosted_invoice_url"].as_str())
             .bind(object["invoice_pdf"].as_str())
             .bind(now)
+            .bind(subscription)
             .execute(&mut **tx)
             .await
             .context("mirroring the invoice")?;
@@ -298,7 +325,7 @@ async fn invoice(
                 sqlx::query(
                     "insert into invoice_lines (id, invoice_id, position, server_id, plan_id, site_code, kind, \
                      description_zh, description_en, period_start, period_end, amount_cents) \
-                     values ($1, $2, $3, $4, null, null, 'stripe', $5, $5, $6, $7, $8)",
+                     values ($1, $2, $3, $4, $9, $10, 'stripe', $5, $5, $6, $7, $8)",
                 )
                 .bind(new_id())
                 .bind(&id)
@@ -308,6 +335,15 @@ async fn invoice(
                 .bind(line["period"]["start"].as_i64().unwrap_or(created))
                 .bind(line["period"]["end"].as_i64().unwrap_or(created))
                 .bind(line["amount"].as_i64().unwrap_or(0))
+                // Without the server yet, the plan still shows in the
+                // price's lookup key (`plan:g-ada`).
+                .bind(plan.clone().or_else(|| {
+                    line["price"]["lookup_key"]
+                        .as_str()
+                        .and_then(|k| k.strip_prefix("plan:"))
+                        .map(str::to_owned)
+                }))
+                .bind(&site)
                 .execute(&mut **tx)
                 .await
                 .context("mirroring an invoice line")?;
