@@ -94,7 +94,7 @@ async fn apply_inner(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<b
         | "invoice.payment_failed"
         | "invoice.voided"
         | "invoice.marked_uncollectible"
-        | "invoice.updated" => invoice(&mut tx, object, &kind, created, now).await?,
+        | "invoice.updated" => invoice(db, &mut tx, object, &kind, created, now).await?,
         "customer.subscription.updated"
         | "customer.subscription.deleted"
         | "customer.subscription.created" => {
@@ -130,13 +130,31 @@ pub(crate) async fn apply_object(
     let mut tx = db.begin().await?;
     let applied = match kind {
         "checkout.session.completed" => checkout_completed(db, &mut tx, object, now).await?,
-        "invoice.updated" => invoice(&mut tx, object, kind, now, now).await?,
+        "invoice.updated" => invoice(db, &mut tx, object, kind, now, now).await?,
         _ => subscription(&mut tx, object, kind, now, now).await?,
     };
     tx.commit()
         .await
         .context("committing a reconciled object")?;
     Ok(applied)
+}
+
+/// One customer's events are applied one at a time, so an invoice and the
+/// checkout that links its subscription to a server never miss each other
+/// (SQLite's immediate transactions are serial already).
+async fn lock_customer(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+    organization_id: &str,
+) -> anyhow::Result<()> {
+    if db.backend == crate::db::Backend::Postgres {
+        sqlx::query("select id from organizations where id = $1 for update")
+            .bind(organization_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("locking the customer")?;
+    }
+    Ok(())
 }
 
 /// Payment made in Checkout: the order is confirmed (host allocated,
@@ -150,6 +168,15 @@ async fn checkout_completed(
     let Some(order_id) = session["client_reference_id"].as_str() else {
         return Ok(true);
     };
+    let org: Option<String> =
+        sqlx::query_scalar("select organization_id from orders where id = $1")
+            .bind(order_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("reading the order's organization")?;
+    if let Some(org) = &org {
+        lock_customer(db, tx, org).await?;
+    }
     crate::orders::confirm_in(db, tx, order_id, now).await?;
     if let Some(subscription) = session["subscription"].as_str() {
         sqlx::query("update servers set stripe_subscription_id = $1 where order_id = $2")
@@ -186,6 +213,7 @@ fn rank(status: &str) -> i64 {
 
 /// Mirrors a Stripe invoice into our invoices table.
 async fn invoice(
+    db: &Db,
     tx: &mut Transaction<'_, Any>,
     object: &Value,
     kind: &str,
@@ -203,6 +231,7 @@ async fn invoice(
     let Some(org) = org else {
         return Ok(false);
     };
+    lock_customer(db, tx, &org).await?;
     let mut status = object["status"].as_str().unwrap_or("open").to_owned();
     if kind == "invoice.paid" {
         status = "paid".into();
