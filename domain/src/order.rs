@@ -85,6 +85,15 @@ impl VatTreatment {
     }
 }
 
+/// Why customers cancel, as stored; the portal translates them.
+pub const CANCEL_REASONS: [&str; 5] = [
+    "not_needed",
+    "too_expensive",
+    "moving",
+    "performance",
+    "other",
+];
+
 /// A monthly price broken down the way the order summary and the invoice
 /// show it. Amounts are cents; VAT is rounded half up on the net total.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

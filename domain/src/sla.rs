@@ -90,6 +90,11 @@ pub fn credit_cents(monthly_fee_cents: i64, ppm: i64) -> i64 {
     (monthly_fee_cents * credit_percent(ppm) + 50) / 100
 }
 
+/// Availability as people read it: 999_768 → "99.9768%".
+pub fn format_ppm(ppm: i64) -> String {
+    format!("{}.{:04}%", ppm / 10_000, ppm % 10_000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

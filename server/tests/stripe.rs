@@ -87,7 +87,7 @@ async fn stripe_app(db: TestDb) -> (TestApp, StripeDouble) {
 async fn deliver(app: &TestApp, body: &str, timestamp: i64, secret: &str) -> (u16, String) {
     let signature = format!(
         "t={timestamp},v1={}",
-        sign(secret, timestamp, body.as_bytes())
+        sign(secret, timestamp, body.as_bytes()).expect("signing")
     );
     let response = app
         .client
@@ -349,7 +349,11 @@ async fn webhooks_are_verified_and_applied_once_in_any_order(db: TestDb) {
     // Tampered, signed with another secret, stale, or unsigned: refused.
     let (_, paid) = &events[3];
     let tampered = paid.replace("28919", "1");
-    let signature = format!("t={},v1={}", now(), sign(SECRET, now(), paid.as_bytes()));
+    let signature = format!(
+        "t={},v1={}",
+        now(),
+        sign(SECRET, now(), paid.as_bytes()).expect("signing")
+    );
     let response = app
         .client
         .post(format!("{}/stripe/webhook", app.base))

@@ -14,6 +14,8 @@ pub struct Billing {
     pub country: &'static str,
     pub vat_id: &'static str,
     pub vat_id_hint: &'static str,
+    /// Before a VAT number on invoices: "VAT NL…".
+    pub vat_prefix: &'static str,
     pub billing_email: &'static str,
     pub save: &'static str,
     pub payment_methods: &'static str,

@@ -13,6 +13,7 @@ pub static BILLING_EN: Billing = Billing {
     country: "Country",
     vat_id: "VAT ID",
     vat_id_hint: "Businesses in the EU: with a VAT ID from another EU country than ours, invoices are reverse charged (0% VAT). Leave empty for a consumer.",
+    vat_prefix: "VAT",
     billing_email: "Billing email",
     save: "Save profile",
     payment_methods: "Payment methods (Stripe)",

@@ -13,6 +13,7 @@ pub static BILLING_ZH: Billing = Billing {
     country: "国家/地区",
     vat_id: "增值税号",
     vat_id_hint: "欧盟企业：如果增值税号来自与我们不同的欧盟国家，发票按反向征收处理（增值税 0%）。个人客户请留空。",
+    vat_prefix: "增值税号",
     billing_email: "账单邮箱",
     save: "保存资料",
     payment_methods: "付款方式（Stripe）",

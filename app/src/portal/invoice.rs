@@ -103,7 +103,7 @@ pub fn InvoicePage() -> impl IntoView {
                     <address>
                         <strong>{v.seller.name.clone()}</strong><br />
                         {v.seller.address.clone()}<br />
-                        {format!("{} {}", "VAT", v.seller.vat_id)}
+                        {format!("{} {}", b.vat_prefix, v.seller.vat_id)}
                     </address>
                 </header>
                 <dl class="facts invoice-facts">
@@ -112,7 +112,7 @@ pub fn InvoicePage() -> impl IntoView {
                         <strong>{v.customer_name.clone()}</strong><br />
                         {v.customer_address.clone()}<br />
                         {v.customer_country.clone()}
-                        {v.customer_vat_id.clone().map(|id| view! { <br />{format!("VAT {id}")} })}
+                        {v.customer_vat_id.clone().map(|id| view! { <br />{format!("{} {id}", b.vat_prefix)} })}
                     </dd>
                     <dt>{b.invoice_date}</dt><dd>{domain::time::format_date(row.issued_at)}</dd>
                     <dt>{b.col_due}</dt><dd>{domain::time::format_date(row.due_at)}</dd>

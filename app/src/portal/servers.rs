@@ -348,10 +348,6 @@ fn PowerForm(
     }
 }
 
-fn percent(ppm: i64) -> String {
-    format!("{}.{:04}%", ppm / 10_000, ppm % 10_000)
-}
-
 /// The SLA as the customer sees it: this month so far, and the credits
 /// already worked out, with their computation.
 #[component]
@@ -370,7 +366,7 @@ fn Availability(
             view! {
                 <tr data-sla=key>
                     <th scope="row">{month}</th>
-                    <td class="num">{percent(ppm)}</td>
+                    <td class="num">{domain::sla::format_ppm(ppm)}</td>
                     <td class="num">{format!("{}%", domain::sla::credit_percent(ppm))}</td>
                     <td class="num">{credit.format(lang)}</td>
                     <td>{note.unwrap_or_default()}</td>
@@ -381,7 +377,7 @@ fn Availability(
     view! {
         <section aria-labelledby="availability-title">
             <h2 id="availability-title">{o.sla_title}</h2>
-            <p data-testid="availability">{(o.sla_this_month)(&percent(ppm), down / 60)}</p>
+            <p data-testid="availability">{(o.sla_this_month)(&domain::sla::format_ppm(ppm), down / 60)}</p>
             <p class="hint">{o.sla_rule}</p>
             {any.then(|| view! {
             <div class="table-scroll" role="region" tabindex="0" aria-label=o.sla_title>
@@ -437,7 +433,7 @@ fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
             view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
         })
         .collect_view();
-    let reasons = crate_reasons()
+    let reasons = domain::order::CANCEL_REASONS
         .iter()
         .map(|r| view! { <option value=*r>{(o.cancel_reason_label)(r)}</option> })
         .collect_view();
@@ -468,15 +464,4 @@ fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
         </section>
     }
     .into_any()
-}
-
-/// The reasons offered, in the order the form lists them.
-fn crate_reasons() -> [&'static str; 5] {
-    [
-        "not_needed",
-        "too_expensive",
-        "moving",
-        "performance",
-        "other",
-    ]
 }

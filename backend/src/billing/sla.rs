@@ -4,7 +4,7 @@
 //! server and month in the credit's transaction, so it is issued once.
 
 use anyhow::Context;
-use domain::sla::{availability, credit_cents, credit_percent};
+use domain::sla::{availability, credit_cents, credit_percent, format_ppm};
 use domain::Catalog;
 use sqlx::Row;
 
@@ -101,11 +101,6 @@ pub async fn credit_closed_month(
         tx.commit().await.context("committing the SLA credit")?;
     }
     Ok(issued)
-}
-
-/// 999_768 → "99.9768%".
-pub fn format_ppm(ppm: i64) -> String {
-    format!("{}.{:04}%", ppm / 10_000, ppm % 10_000)
 }
 
 /// A server's SLA results: (month, availability ppm, credit cents, credit note).

@@ -13,15 +13,6 @@ use crate::inventory::notify_stock_changed;
 use crate::orders::holds::host_event;
 use crate::{audit, jobs, Clock, Db};
 
-/// Reasons offered in the form (the UI translates them).
-pub const REASONS: [&str; 5] = [
-    "not_needed",
-    "too_expensive",
-    "moving",
-    "performance",
-    "other",
-];
-
 /// How many term ends ahead a customer may choose.
 const TERMS_AHEAD: u32 = 3;
 
@@ -62,7 +53,7 @@ pub async fn check(
     if typed_name.trim() != server.name {
         return Err(CancelError::NameMismatch);
     }
-    if !REASONS.contains(&reason) {
+    if !domain::order::CANCEL_REASONS.contains(&reason) {
         return Err(CancelError::BadReason);
     }
     let renews = server

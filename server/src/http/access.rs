@@ -14,6 +14,20 @@ use super::auth::{same_origin, ClientIp, CurrentUser};
 use super::portal::render;
 use crate::startup::AppState;
 
+/// The language of the page a request is for: the first segment of its
+/// path. Anything else is not a page of ours and gets a 404.
+pub struct PageLang(pub Lang);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PageLang {
+    type Rejection = StatusCode;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        app::context::lang_of_path(parts.uri.path())
+            .map(PageLang)
+            .ok_or(StatusCode::NOT_FOUND)
+    }
+}
+
 /// Roles that manage servers.
 pub const TECHNICAL: &[Role] = &[Role::Owner, Role::Technical];
 /// Roles that see money.

@@ -14,7 +14,7 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
     customer_lines.extend(v.customer_address.lines().map(str::to_owned));
     customer_lines.push(v.customer_country.clone());
     if let Some(id) = &v.customer_vat_id {
-        customer_lines.push(format!("VAT {id}"));
+        customer_lines.push(format!("{} {id}", b.vat_prefix));
     }
     let vat_label = match v.vat_kind.as_str() {
         "reverse_charge" => b.invoice_reverse_charge.to_owned(),
@@ -80,7 +80,7 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
         seller_lines: vec![
             v.seller.name.clone(),
             v.seller.address.clone(),
-            format!("VAT {}", v.seller.vat_id),
+            format!("{} {}", b.vat_prefix, v.seller.vat_id),
         ],
         customer_lines,
         facts,
@@ -105,8 +105,8 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
         totals,
         payment_lines,
         footer: format!(
-            "{} · {} · VAT {}",
-            v.seller.name, v.seller.address, v.seller.vat_id
+            "{} · {} · {} {}",
+            v.seller.name, v.seller.address, b.vat_prefix, v.seller.vat_id
         ),
     }
 }

@@ -10,7 +10,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Form};
 use backend::accounts::Links;
 use backend::organizations::{invitations, members, Membership, OrgError, Role};
-use domain::Lang;
 use http::request::Parts;
 use http::StatusCode;
 use serde::Deserialize;
@@ -18,6 +17,7 @@ use std::sync::Arc;
 use tower_sessions::Session;
 
 use super::access::denied;
+use super::access::PageLang;
 use super::auth::{same_origin, CurrentUser, ORGANIZATION};
 use super::portal::render;
 use crate::startup::AppState;
@@ -165,15 +165,13 @@ pub struct InviteForm {
 /// Owner posts on the members page: invite, change a role, remove.
 pub async fn members_post(
     State(state): State<Arc<AppState>>,
-    Path((lang, action)): Path<(String, String)>,
+    PageLang(lang): PageLang,
+    Path((_, action)): Path<(String, String)>,
     Extension(viewer): Extension<Viewer>,
     Extension(current): Extension<CurrentUser>,
     parts: Parts,
     Form(form): Form<InviteForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
         return render(
             &state,
@@ -264,16 +262,13 @@ pub struct TokenForm {
 
 pub async fn accept_invite(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     current: Option<Extension<CurrentUser>>,
     session: Session,
     parts: Parts,
     Form(form): Form<TokenForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let keep = vec![("token".to_owned(), form.token.clone())];
     if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
         return render(
@@ -312,16 +307,13 @@ pub async fn accept_invite(
 
 pub async fn switch_organization(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(current): Extension<CurrentUser>,
     session: Session,
     parts: Parts,
     Form(form): Form<TokenForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
         return render(
             &state,

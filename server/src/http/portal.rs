@@ -16,6 +16,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+use super::access::PageLang;
 use super::auth::{after_login, same_origin, start_login, ClientIp, CurrentUser};
 use crate::startup::AppState;
 
@@ -123,15 +124,12 @@ pub struct SignupForm {
 
 pub async fn signup(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(ip): Extension<ClientIp>,
     parts: Parts,
     Form(form): Form<SignupForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -172,16 +170,13 @@ pub struct LoginForm {
 
 pub async fn login(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(ip): Extension<ClientIp>,
     session: Session,
     parts: Parts,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -241,15 +236,12 @@ pub struct CsrfOnly {
 
 pub async fn logout(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     session: Session,
     parts: Parts,
     Form(form): Form<CsrfOnly>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -278,14 +270,11 @@ pub struct TokenForm {
 
 pub async fn verify(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     parts: Parts,
     Form(form): Form<TokenForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -312,15 +301,12 @@ pub struct EmailForm {
 
 pub async fn forgot(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(ip): Extension<ClientIp>,
     parts: Parts,
     Form(form): Form<EmailForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -345,14 +331,11 @@ pub async fn forgot(
 
 pub async fn reset(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     parts: Parts,
     Form(form): Form<TokenForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,
@@ -379,15 +362,12 @@ pub struct PasswordForm {
 
 pub async fn change_password(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     current: Option<Extension<CurrentUser>>,
     parts: Parts,
     Form(form): Form<PasswordForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let Some(Extension(current)) = current else {
         return to(lang, "/login?done=login");
     };
@@ -445,15 +425,12 @@ fn on_account_page(mut parts: Parts, lang: Lang) -> Parts {
 
 pub async fn change_email(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(current): Extension<CurrentUser>,
     parts: Parts,
     Form(form): Form<EmailChangeForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts: on_account_page(parts, lang),
@@ -483,14 +460,11 @@ pub async fn change_email(
 
 pub async fn confirm_email(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     parts: Parts,
     Form(form): Form<TokenForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let post = Post {
         state: &state,
         parts,

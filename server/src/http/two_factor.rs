@@ -10,11 +10,11 @@ use backend::accounts::two_factor::{self, TwoFactorError};
 use backend::accounts::{throttle, user_by_id};
 use domain::Lang;
 use http::request::Parts;
-use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+use super::access::PageLang;
 use super::auth::{same_origin, start_login, ClientIp, CurrentUser};
 use super::portal::render;
 use crate::startup::AppState;
@@ -257,16 +257,13 @@ async fn pending_user(state: &AppState, session: &Session) -> Option<String> {
 
 pub async fn login_code(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     Extension(viewer): Extension<Viewer>,
     Extension(ip): Extension<ClientIp>,
     session: Session,
     parts: Parts,
     Form(form): Form<CodeForm>,
 ) -> Response {
-    let Some(lang) = Lang::from_code(&lang) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
     let refuse = |error| FormFeedback {
         error: Some(error),
         values: Vec::new(),

@@ -88,21 +88,23 @@ fn tokens(text: &str) -> Vec<String> {
     }
     let mut last: Option<Kind> = None;
     for c in text.chars() {
+        if is_closing(c) && last.is_some_and(|k| k != Kind::Space) {
+            // Glue to the previous unit.
+            if let Some(unit) = out.last_mut() {
+                unit.push(c);
+                continue;
+            }
+        }
         let kind = if c.is_whitespace() {
             Kind::Space
-        } else if is_closing(c) && last.is_some() && last != Some(Kind::Space) {
-            // Glue to the previous unit.
-            out.last_mut().expect("a previous unit").push(c);
-            continue;
         } else if is_cjk(c) {
             Kind::Cjk
         } else {
             Kind::Word
         };
-        match (last, kind) {
-            (Some(Kind::Space), Kind::Space) | (Some(Kind::Word), Kind::Word) => {
-                out.last_mut().expect("a previous unit").push(c)
-            }
+        match (last, kind, out.last_mut()) {
+            (Some(Kind::Space), Kind::Space, Some(unit))
+            | (Some(Kind::Word), Kind::Word, Some(unit)) => unit.push(c),
             _ => out.push(c.to_string()),
         }
         last = Some(kind);
