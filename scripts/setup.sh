@@ -60,3 +60,22 @@ if ! "$CACHE/tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "
   (cd "$CACHE/tools" && { [ -f package.json ] || echo '{"private":true}' > package.json; } \
     && npm install --no-audit --no-fund binaryen@132.0.0 >/dev/null)
 fi
+
+# The consoles' browser libraries, pinned in vendor/package-lock.json and
+# served from our own origin (CSP allows no third-party scripts): xterm.js
+# for the serial console, noVNC (ES modules) for the graphical one.
+VENDOR_STAMP="$(sha256sum "$ROOT/vendor/package-lock.json" | cut -c1-16)"
+if [ "$(cat "$ROOT/public/vendor/.stamp" 2>/dev/null)" != "$VENDOR_STAMP" ]; then
+  say "installing the console libraries (xterm.js, noVNC) from npm"
+  rm -rf "$CACHE/vendor" && mkdir -p "$CACHE/vendor"
+  cp "$ROOT/vendor/package.json" "$ROOT/vendor/package-lock.json" "$CACHE/vendor/"
+  (cd "$CACHE/vendor" && npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
+  NM="$CACHE/vendor/node_modules"
+  rm -rf "$ROOT/public/vendor" && mkdir -p "$ROOT/public/vendor/xterm" "$ROOT/public/vendor/novnc"
+  cp "$NM/@xterm/xterm/lib/xterm.js" "$NM/@xterm/xterm/css/xterm.css" "$NM/@xterm/xterm/LICENSE" \
+    "$ROOT/public/vendor/xterm/"
+  cp "$NM/@xterm/addon-fit/lib/addon-fit.js" "$ROOT/public/vendor/xterm/"
+  cp -r "$NM/@novnc/novnc/core" "$NM/@novnc/novnc/vendor" "$NM/@novnc/novnc/LICENSE.txt" \
+    "$ROOT/public/vendor/novnc/"
+  echo "$VENDOR_STAMP" > "$ROOT/public/vendor/.stamp"
+fi

@@ -64,6 +64,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/orders/:id") view=crate::portal::orders::OrderDetailPage />
                 <Route path=path!("/:lang/servers") view=crate::portal::servers::ServersPage />
                 <Route path=path!("/:lang/servers/:id") view=crate::portal::servers::ServerDetailPage />
+                <Route path=path!("/:lang/servers/:id/console/:kind") view=crate::portal::console::ConsolePage />
                 <Route path=path!("/:lang/keys") view=crate::portal::keys::KeysPage />
                 <Route path=path!("/:lang/alerts/unsubscribe") view=crate::portal::alerts::UnsubscribePage />
                 <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />

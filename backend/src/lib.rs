@@ -7,6 +7,7 @@ pub mod audit;
 pub mod billing;
 pub mod catalog;
 pub mod clock;
+pub mod console;
 pub mod db;
 pub mod demo;
 pub mod fleet;

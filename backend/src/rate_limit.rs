@@ -52,3 +52,10 @@ pub async fn take(db: &Db, keys: &[(&str, &Limit)], now: i64) -> anyhow::Result<
     }
     Ok(Ok(()))
 }
+
+/// Console tickets per user: a page opening and some reconnects, not a
+/// scanner.
+pub const CONSOLE_TICKETS: Limit = Limit {
+    max: 30,
+    window: 300,
+};

@@ -172,3 +172,29 @@ export function htmlErrors(pages: { label: string; html: string }[]): string[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Racks one more host of `plan` at `site` (so stock can't run out under
+ * the test), signs up, orders that plan there through the order form and
+ * waits until the server runs. Answers the server page's path and the
+ * account's email.
+ */
+export async function orderServer(
+  page: Page,
+  who: string,
+  plan: string,
+  site: string,
+  name: string,
+): Promise<{ path: string; email: string }> {
+  operator(['hosts', 'add', '--site', site, '--plan', plan, '--count', '1']);
+  const email = `${who}-${Date.now()}@example.com`;
+  await signUpAndConfirm(page, email, who, `${who} Labs`);
+  await logIn(page, email);
+  await page.goto(`/en/order?plan=${plan}&site=${site}`);
+  await page.getByLabel('Server name').fill(name);
+  await page.getByLabel('Billing country').selectOption('DE');
+  await page.getByTestId('place-order').click();
+  await expect(page).toHaveURL(/\/en\/servers\/[^/?]+\?placed=1$/);
+  await expect(page.getByTestId('server-state')).toHaveText('Running', { timeout: 30_000 });
+  return { path: new URL(page.url()).pathname, email };
+}

@@ -153,6 +153,9 @@ pub enum Command {
     /// Stripe: sync the catalog to Products and monthly Prices.
     #[command(subcommand)]
     Stripe(crate::ops::StripeCommand),
+    /// Development: move the application's clock (see docs/OPERATIONS.md).
+    #[command(subcommand)]
+    Clock(crate::ops::ClockCommand),
     /// Manage hosts: the inventory behind stock.
     #[command(subcommand)]
     Hosts(crate::ops::HostsCommand),

@@ -15,6 +15,7 @@ async fn main() -> std::process::ExitCode {
         Command::Mail(cmd) => server::ops::mail(&cli.config, cmd).await,
         Command::Staff(cmd) => server::ops::staff(&cli.config, cmd).await,
         Command::Stripe(cmd) => server::ops::stripe(&cli.config, cmd).await,
+        Command::Clock(cmd) => server::ops::clock(&cli.config, cmd).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

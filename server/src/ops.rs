@@ -44,6 +44,13 @@ pub enum HostsCommand {
         #[arg(long, default_value = "set by operator")]
         reason: String,
     },
+    /// Report a fault on a host that still runs (what Fleet health does):
+    /// its customer is told, and staff propose a maintenance window.
+    Degrade {
+        name: String,
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -160,6 +167,11 @@ pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()>
                     .await?;
             println!("{} is now {}", host.name, host.state);
         }
+        HostsCommand::Degrade { name, reason } => {
+            backend::servers::maintenance::mark_degraded(&db, &clock, &name, &reason, &operator())
+                .await?;
+            println!("{name} is degraded: {reason}; propose a window on the staff hosts page");
+        }
     }
     Ok(())
 }
@@ -261,5 +273,48 @@ pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<(
             }
         }
     }
+    Ok(())
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum ClockCommand {
+    /// Development only: run the application's clock ahead, e.g. to reach a
+    /// term end (`--days 31`). Running servers pick it up within a second.
+    Advance {
+        #[arg(long, default_value_t = 0)]
+        days: i64,
+        #[arg(long, default_value_t = 0)]
+        seconds: i64,
+    },
+    /// Development only: back to the system clock.
+    Reset,
+    /// Print the application's time and the offset.
+    Show,
+}
+
+pub async fn clock(config: &Config, command: ClockCommand) -> anyhow::Result<()> {
+    let db = open(config).await?;
+    let current = backend::clock::stored_offset(&db).await?;
+    let offset = match command {
+        ClockCommand::Show => current,
+        _ if !config.development() => {
+            anyhow::bail!("the clock can only be moved in development (ENVIRONMENT=development)")
+        }
+        ClockCommand::Reset => 0,
+        ClockCommand::Advance { days, seconds } => {
+            let step = days * 86_400 + seconds;
+            anyhow::ensure!(step > 0, "give --days or --seconds (forward only)");
+            current + step
+        }
+    };
+    if offset != current {
+        backend::clock::store_offset(&db, offset).await?;
+    }
+    let now = Clock::system().now() + offset;
+    println!(
+        "application time {} (offset {} s)",
+        domain::time::format_datetime(now),
+        offset
+    );
     Ok(())
 }

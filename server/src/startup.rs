@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
 use crate::http::{
-    alerts, auth, billing, finance, headers, health, inventory, keys, lang, members, orders,
-    page_cache, portal, seo, servers, staff, two_factor,
+    alerts, auth, billing, console, finance, headers, health, inventory, keys, lang, members,
+    orders, page_cache, portal, seo, servers, staff, two_factor,
 };
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
@@ -77,7 +77,27 @@ pub async fn prepare_database(config: &Config, clock: &Clock) -> anyhow::Result<
 
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
-        Application::build_with_clock(config, Clock::system()).await
+        if !config.development() {
+            return Application::build_with_clock(config, Clock::system()).await;
+        }
+        // Development: the clock follows the offset `server clock advance`
+        // stores, checked every second.
+        let clock = Clock::adjustable();
+        let app = Application::build_with_clock(config, clock.clone()).await?;
+        let db = app.state.db.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                match backend::clock::stored_offset(&db).await {
+                    Ok(seconds) => clock.set_offset(seconds),
+                    Err(error) => {
+                        tracing::debug!(error = %format!("{error:#}"), "reading the clock offset")
+                    }
+                }
+            }
+        });
+        Ok(app)
     }
 
     pub async fn build_with_clock(config: Config, clock: Clock) -> anyhow::Result<Application> {
@@ -250,6 +270,9 @@ pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
     ("GET", "/{lang}/invoices/{id}/pdf"),
     ("GET", "/{lang}/staff/finance/invoices/{id}/pdf"),
     ("POST", "/{lang}/orders/{id}/pay"),
+    ("GET", "/{lang}/servers/{id}/console/{kind}"),
+    ("POST", "/{lang}/servers/{id}/console/{kind}"),
+    ("GET", "/{lang}/servers/{id}/console/{kind}/ws"),
 ];
 
 fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
@@ -303,6 +326,9 @@ fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<A
         ("GET", "/{lang}/invoices/{id}/pdf") => get(billing::invoice_pdf),
         ("GET", "/{lang}/staff/finance/invoices/{id}/pdf") => get(finance::finance_invoice_pdf),
         ("POST", "/{lang}/orders/{id}/pay") => post(orders::pay),
+        ("GET", "/{lang}/servers/{id}/console/{kind}") => get(console::console_page),
+        ("POST", "/{lang}/servers/{id}/console/{kind}") => post(console::ticket),
+        ("GET", "/{lang}/servers/{id}/console/{kind}/ws") => get(console::websocket),
         _ => get(|| async { http::StatusCode::NOT_FOUND }),
     }
 }
@@ -412,6 +438,15 @@ fn router(state: Arc<AppState>) -> Router {
         .route_service(
             "/portal.js",
             ServeFile::new(state.config.site_root.join("portal.js")),
+        )
+        .route_service(
+            "/console.js",
+            ServeFile::new(state.config.site_root.join("console.js")),
+        )
+        // The consoles' libraries (scripts/setup.sh puts them there).
+        .nest_service(
+            "/vendor",
+            ServeDir::new(state.config.site_root.join("vendor")),
         )
         .merge(storefront)
         .merge(portal_router)

@@ -120,6 +120,12 @@ async fn housekeeping(state: &AppState) {
     if let Err(error) = backend::servers::cancellation::end_due(&state.db, &state.clock).await {
         tracing::error!(error = %format!("{error:#}"), "ending cancelled servers failed");
     }
+    if let Err(error) = backend::servers::maintenance::run_due(&state.db, &state.clock).await {
+        tracing::error!(error = %format!("{error:#}"), "moving maintenance windows failed");
+    }
+    if let Err(error) = backend::console::purge(&state.db, state.clock.now()).await {
+        tracing::error!(error = %format!("{error:#}"), "purging console tickets failed");
+    }
     if let Err(error) =
         backend::billing::sla::credit_closed_month(&state.db, &state.clock, &catalog).await
     {

@@ -275,6 +275,29 @@ const ROWS: &[Row] = &[
     ),
     (
         "GET",
+        "/{lang}/servers/{id}/console/{kind}",
+        "/en/servers/{server_a}/console/serial",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    // A console ticket (JSON): A's technical members only.
+    (
+        "POST",
+        "/{lang}/servers/{id}/console/{kind}",
+        "/en/servers/{server_a}/console/vnc",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    // The tunnel itself: without a ticket and an Origin, nobody.
+    (
+        "GET",
+        "/{lang}/servers/{id}/console/{kind}/ws",
+        "/en/servers/{server_a}/console/vnc/ws",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, DENIED],
+    ),
+    (
+        "GET",
         "/{lang}/keys",
         "/en/keys",
         &[],

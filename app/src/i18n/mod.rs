@@ -8,6 +8,9 @@ mod billing_zh;
 pub mod content;
 mod content_en;
 mod content_zh;
+pub mod operations;
+mod operations_en;
+mod operations_zh;
 pub mod orders;
 mod orders_en;
 mod orders_zh;
@@ -52,5 +55,12 @@ pub fn billing(lang: Lang) -> &'static billing::Billing {
     match lang {
         Lang::Zh => &billing_zh::BILLING_ZH,
         Lang::En => &billing_en::BILLING_EN,
+    }
+}
+
+pub fn operations(lang: Lang) -> &'static operations::Operations {
+    match lang {
+        Lang::Zh => &operations_zh::OPERATIONS_ZH,
+        Lang::En => &operations_en::OPERATIONS_EN,
     }
 }

@@ -33,6 +33,7 @@ pub struct InventoryView {
     pub hosts: Vec<(String, String, String, String, i64)>,
     pub filter_site: String,
     pub filter_state: String,
+    pub windows: Vec<super::maintenance::WindowRow>,
 }
 
 #[component]
@@ -160,6 +161,7 @@ pub fn InventoryPage() -> impl IntoView {
                         <button type="submit">{o.hosts_set_submit}</button>
                     </form>
                 </div>
+                <super::maintenance::StaffMaintenance lang windows=view.windows.clone() />
                 <h2>{o.hosts_list}</h2>
                 <form method="get" action=href(lang, "/staff/hosts") class="choice">
                     <div class="field">

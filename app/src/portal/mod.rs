@@ -7,6 +7,7 @@ pub mod account;
 pub mod alerts;
 pub mod audit;
 pub mod billing;
+pub mod console;
 pub mod email;
 pub mod finance;
 pub mod forms;
@@ -14,6 +15,7 @@ pub mod inventory;
 pub mod invoice;
 pub mod keys;
 pub mod login;
+pub mod maintenance;
 pub mod members;
 pub mod nav;
 pub mod order;
@@ -21,6 +23,7 @@ pub mod orders;
 pub mod recovery;
 pub mod servers;
 pub mod signup;
+pub mod snapshots;
 pub mod staff;
 pub mod telemetry;
 pub mod two_factor;
@@ -107,6 +110,11 @@ pub enum FormError {
     VatId,
     Amount,
     CancelName,
+    SnapshotName,
+    SnapshotQuota,
+    SnapshotBusy,
+    MaintenanceTime,
+    MaintenanceSettled,
 }
 
 impl FormError {
@@ -151,6 +159,13 @@ impl FormError {
             FormError::VatId => crate::i18n::billing(lang).err_vat_id.to_owned(),
             FormError::Amount => crate::i18n::billing(lang).err_amount.to_owned(),
             FormError::CancelName => o.err_cancel_name.to_owned(),
+            FormError::SnapshotName => crate::i18n::operations(lang).snapshots_bad_name.to_owned(),
+            FormError::SnapshotQuota => crate::i18n::operations(lang)
+                .snapshots_quota_full
+                .to_owned(),
+            FormError::SnapshotBusy => crate::i18n::operations(lang).snapshots_busy.to_owned(),
+            FormError::MaintenanceTime => crate::i18n::operations(lang).maint_bad_time.to_owned(),
+            FormError::MaintenanceSettled => crate::i18n::operations(lang).maint_settled.to_owned(),
         }
     }
 
@@ -160,6 +175,8 @@ impl FormError {
             FormError::NotVerified | FormError::Forbidden | FormError::WrongAccount => 403,
             FormError::NotMember | FormError::UnknownHost => 404,
             FormError::SoldOut | FormError::Busy | FormError::HostTransition => 409,
+            FormError::SnapshotQuota | FormError::SnapshotBusy => 409,
+            FormError::MaintenanceSettled => 409,
             FormError::AlreadyMember | FormError::LastOwner | FormError::OnlyOrganization => 409,
             FormError::Throttled(_) | FormError::TooMany(_) | FormError::DailyOrderLimit => 429,
             FormError::Unavailable => 503,

@@ -51,6 +51,10 @@ pub struct ServersView {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServerDetailView {
     pub server: ServerRow,
+    pub snapshots: Vec<super::snapshots::SnapshotRow>,
+    pub degraded: Option<String>,
+    pub windows: Vec<super::maintenance::WindowRow>,
+    pub snapshot_quota: usize,
     /// (time, kind, detail), newest first.
     pub events: Vec<(i64, String, String)>,
     /// Present once, right after the customer asked to see it.
@@ -67,7 +71,20 @@ pub struct ServerDetailView {
 
 /// Installing or restarting: the page follows the server by itself.
 pub fn in_progress(state: &str) -> bool {
-    matches!(state, "pending" | "provisioning" | "rebooting")
+    matches!(
+        state,
+        "pending" | "provisioning" | "rebooting" | "restoring" | "maintenance"
+    )
+}
+
+/// The state a customer sees: a snapshot restore runs as a restart (the
+/// server is down and comes back) but is shown as what it is.
+pub fn shown_state(state: &str, step: &str) -> String {
+    match (state, step) {
+        ("rebooting", "restore") => "restoring".to_owned(),
+        ("rebooting", "maintenance") => "maintenance".to_owned(),
+        _ => state.to_owned(),
+    }
 }
 
 fn site_city(lang: Lang, code: &str) -> String {
@@ -217,6 +234,11 @@ pub fn ServerDetailPage() -> impl IntoView {
     let done = match query("done").as_deref() {
         Some("rename") => Some(o.server_done_rename),
         Some("power") => Some(o.server_done_power),
+        Some("snapshot") => Some(crate::i18n::operations(lang).snapshots_taken),
+        Some("restore") => Some(crate::i18n::operations(lang).snapshots_restoring),
+        Some("delete-snapshot") => Some(crate::i18n::operations(lang).snapshots_deleted),
+        Some("maintenance-accept") => Some(crate::i18n::operations(lang).maint_done_accept),
+        Some("maintenance-propose") => Some(crate::i18n::operations(lang).maint_done_counter),
         _ => None,
     };
     let live = in_progress(&s.state) && s.cancelled_at.is_none();
@@ -291,6 +313,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                 </dl>
                 {view.telemetry.clone().map(|t| view! { <super::telemetry::Telemetry lang view=t /> })}
                 {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
+                <super::maintenance::ServerMaintenance lang base=base.clone() degraded=view.degraded.clone() windows=view.windows.clone() />
                 <Availability lang availability=view.availability sla=view.sla.clone() />
                 <h2>{o.server_keys}</h2>
                 {keys}
@@ -306,10 +329,24 @@ pub fn ServerDetailPage() -> impl IntoView {
                         <button type="submit">{o.server_rename_submit}</button>
                     </form>
                 })}
+                {running.then(|| {
+                    let ops = crate::i18n::operations(lang);
+                    view! {
+                        <h2>{ops.console_title_serial}{" / "}{ops.console_open_vnc}</h2>
+                        <p class="console-links">
+                            <a class="button secondary" href=href(lang, &format!("{base}/console/serial"))>{ops.console_open_serial}</a>
+                            " "
+                            <a class="button secondary" href=href(lang, &format!("{base}/console/vnc"))>{ops.console_open_vnc}</a>
+                        </p>
+                    }
+                })}
                 {running.then(|| view! {
                     <h2>{o.server_power}</h2>
                     <PowerForm lang base=base.clone() name=s.name.clone() action="reboot" title=o.server_reboot body=o.server_reboot_body />
                     <PowerForm lang base=base.clone() name=s.name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
+                })}
+                {(!failed).then(|| view! {
+                    <super::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running />
                 })}
                 <Cancellation lang server=s.clone() />
                 <h2>{o.server_events}</h2>

@@ -57,9 +57,9 @@ pub async fn credit_closed_month(
                 .map(|m| m.cents)
                 .sum::<i64>();
         let spans = downtime(db, &id, from, to).await?;
-        // Accepted maintenance windows come with the maintenance work;
-        // until then there are none to leave out.
-        let a = availability(from, to, &spans, &[]);
+        // Windows the customer accepted are not downtime they can claim.
+        let windows = crate::servers::maintenance::excluded_spans(db, &id, from, to).await?;
+        let a = availability(from, to, &spans, &windows);
         let cents = credit_cents(fee, a.ppm);
         let mut tx = db.begin().await?;
         let recorded = sqlx::query(

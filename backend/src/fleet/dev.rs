@@ -8,12 +8,17 @@ use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::{Addresses, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep, Sample};
+use super::bmc::DevBmc;
+use super::{
+    Addresses, ConsoleKind, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep, Sample,
+};
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct DevFleet {
     pub step_delay: Duration,
     pub faulty_hosts: HashSet<String>,
+    /// The hosts' simulated BMCs, serving consoles on loopback ports.
+    pub bmc: DevBmc,
 }
 
 impl DevFleet {
@@ -21,6 +26,7 @@ impl DevFleet {
         DevFleet {
             step_delay,
             faulty_hosts: faulty_hosts.into_iter().collect(),
+            bmc: DevBmc::new(),
         }
     }
 }
@@ -80,6 +86,51 @@ impl Fleet for DevFleet {
         // A secure erase of NVMe is quick; the simulated one takes two steps.
         tokio::time::sleep(self.step_delay * 2).await;
         Ok(())
+    }
+
+    async fn take_snapshot(&self, host: &str, snapshot_id: &str) -> Result<u64, FleetError> {
+        tokio::time::sleep(self.step_delay * 2).await;
+        if self.faulty_hosts.contains(host) {
+            return Err(FleetError::HostFault(format!(
+                "{host}: disk read error while copying"
+            )));
+        }
+        // What an OS, drivers, a framework and some checkpoints take:
+        // 40 to 167 GB, stable per snapshot.
+        let digest = Sha256::digest(snapshot_id.as_bytes());
+        Ok(40_000_000_000 + u64::from(digest[0]) * 500_000_000)
+    }
+
+    async fn restore_snapshot_part(
+        &self,
+        host: &str,
+        _snapshot_id: &str,
+        _part: u32,
+    ) -> Result<(), FleetError> {
+        tokio::time::sleep(self.step_delay / 2).await;
+        if self.faulty_hosts.contains(host) {
+            return Err(FleetError::HostFault(format!("{host}: write error")));
+        }
+        Ok(())
+    }
+
+    async fn delete_snapshot(&self, _snapshot_id: &str) -> Result<(), FleetError> {
+        tokio::time::sleep(self.step_delay / 4).await;
+        Ok(())
+    }
+
+    async fn console_endpoint(
+        &self,
+        host: &str,
+        kind: ConsoleKind,
+    ) -> Result<std::net::SocketAddr, FleetError> {
+        if self.faulty_hosts.contains(host) {
+            return Err(FleetError::HostFault(format!("{host}: BMC did not answer")));
+        }
+        self.bmc
+            .endpoint(host, kind)
+            .await
+            .map_err(|e| FleetError::Unavailable(format!("{host}: BMC console: {e}")))
     }
 
     async fn telemetry(

@@ -3,6 +3,7 @@
 //! plane; [`dev::DevFleet`] simulates one on this machine, with realistic
 //! step times and injectable host faults, so the product runs offline.
 
+pub mod bmc;
 pub mod dev;
 pub mod telemetry;
 
@@ -107,6 +108,33 @@ impl PowerAction {
     }
 }
 
+/// A snapshot restore is written back in this many parts.
+pub const RESTORE_PARTS: u32 = 10;
+
+/// The two out-of-band consoles a host's BMC offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConsoleKind {
+    /// Serial over LAN: a text console (bytes both ways).
+    Serial,
+    /// The graphical screen, as VNC (RFB protocol).
+    Graphical,
+}
+
+impl ConsoleKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsoleKind::Serial => "serial",
+            ConsoleKind::Graphical => "vnc",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<ConsoleKind> {
+        [ConsoleKind::Serial, ConsoleKind::Graphical]
+            .into_iter()
+            .find(|k| k.as_str() == raw)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum FleetError {
     /// The host itself is broken: take it out of service, use another.
@@ -136,6 +164,33 @@ pub trait Fleet: Send + Sync {
 
     /// Erases a host's disks for the next customer.
     async fn wipe(&self, host: &str) -> Result<(), FleetError>;
+
+    /// Copies the host's disks into a snapshot kept at the site (the
+    /// machine keeps running; the copy is crash-consistent). Returns its
+    /// size in bytes.
+    async fn take_snapshot(&self, host: &str, snapshot_id: &str) -> Result<u64, FleetError>;
+
+    /// Writes part `part` (0..[`RESTORE_PARTS`]) of a snapshot back onto
+    /// the host's disks, which are offline meanwhile; the worker records
+    /// progress after each part, so a restore can be followed and resumed.
+    async fn restore_snapshot_part(
+        &self,
+        host: &str,
+        snapshot_id: &str,
+        part: u32,
+    ) -> Result<(), FleetError>;
+
+    /// Deletes a snapshot from the site's storage; deleting one that is
+    /// gone already succeeds.
+    async fn delete_snapshot(&self, snapshot_id: &str) -> Result<(), FleetError>;
+
+    /// Where the host's BMC serves a console: a TCP address the tunnel
+    /// connects to (serial bytes, or RFB for the graphical one).
+    async fn console_endpoint(
+        &self,
+        host: &str,
+        kind: ConsoleKind,
+    ) -> Result<std::net::SocketAddr, FleetError>;
 
     /// Readings of a host with `cards` GPUs from `from` to `to`, one every
     /// `step` seconds.

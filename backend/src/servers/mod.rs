@@ -6,7 +6,10 @@
 pub mod cancellation;
 pub mod failures;
 mod mail_texts;
+pub mod maintenance;
 pub mod provisioning;
+mod snapshot_jobs;
+pub mod snapshots;
 
 pub use mail_texts::Ready;
 

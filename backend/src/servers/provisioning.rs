@@ -50,6 +50,9 @@ impl Runner {
             WIPE => self.wipe(job).await,
             SUSPEND => self.network(job, false).await,
             RESUME => self.network(job, true).await,
+            super::snapshots::TAKE => self.take_snapshot(job).await,
+            super::snapshots::RESTORE => self.restore_snapshot(job).await,
+            super::snapshots::DELETE => self.delete_snapshot(job).await,
             other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
         };
         result.unwrap_or_else(|error| {
@@ -474,6 +477,12 @@ impl Runner {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
+        if let Err(error) = self.delete_all_snapshots(&server.id).await {
+            return Ok(Outcome::RetryAt(
+                self.clock.now() + 30 * job.attempts,
+                error.to_string(),
+            ));
+        }
         if let Some(host) = &server.host_name {
             if let Err(error) = self.fleet.wipe(host).await {
                 return Ok(Outcome::RetryAt(

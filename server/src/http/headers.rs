@@ -10,6 +10,13 @@ use std::time::Instant;
 use crate::metrics::RequestLabels;
 use crate::startup::AppState;
 
+/// The serial console's page: xterm.js sizes its character grid with
+/// `<style>` elements it creates, which carry no nonce, so this one page
+/// allows inline styles. Scripts are as strict as everywhere else.
+pub const CSP_SERIAL_CONSOLE: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /// No inline script may run: storefront pages have none, and the JSON-LD
 /// block is data, which CSP does not execute. `wasm-unsafe-eval` is for the
 /// portal's wasm bundle.
@@ -24,10 +31,13 @@ pub async fn security_headers(
 ) -> Response {
     let mut response = next.run(req).await;
     let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
+    // A handler may have set a policy of its own (the serial console's).
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        );
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -63,7 +63,22 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
             )
         })
         .collect();
+    let windows = backend::servers::maintenance::open_for_staff(&state.db)
+        .await?
+        .into_iter()
+        .map(|(w, host, server)| app::portal::maintenance::WindowRow {
+            id: w.id,
+            starts_at: w.starts_at,
+            ends_at: w.ends_at,
+            state: w.state,
+            proposed_by: w.proposed_by,
+            note: w.note,
+            host,
+            server,
+        })
+        .collect();
     Ok(InventoryView {
+        windows,
         counts,
         hosts,
         filter_site: query.site.clone(),
@@ -116,6 +131,14 @@ pub struct HostForm {
     state: String,
     #[serde(default)]
     reason: String,
+    #[serde(default)]
+    at: String,
+    #[serde(default)]
+    hours: String,
+    #[serde(default)]
+    note: String,
+    #[serde(default)]
+    window: String,
 }
 
 pub async fn hosts_post(
@@ -167,6 +190,53 @@ pub async fn hosts_post(
             )
             .await
             .map(|_| ())
+        }
+        "degrade" | "propose" | "confirm" => {
+            use backend::servers::maintenance::{self, MaintenanceError};
+            let (db, clock) = (&state.db, &state.clock);
+            let result = match action.as_str() {
+                "degrade" if form.reason.trim().is_empty() => Err(MaintenanceError::BadTime),
+                "degrade" => {
+                    maintenance::mark_degraded(
+                        db,
+                        clock,
+                        form.name.trim(),
+                        form.reason.trim(),
+                        &actor,
+                    )
+                    .await
+                }
+                "propose" => {
+                    let at = domain::time::parse_utc(&form.at).unwrap_or(0);
+                    let hours = form.hours.trim().parse().unwrap_or(0);
+                    maintenance::propose(
+                        db,
+                        clock,
+                        form.name.trim(),
+                        at,
+                        hours,
+                        form.note.trim(),
+                        &actor,
+                    )
+                    .await
+                    .map(|_| ())
+                }
+                _ => maintenance::confirm(db, clock, &form.window, &actor).await,
+            };
+            let error = match result {
+                Ok(()) => return redirect(lang, "/staff/hosts?done=1"),
+                Err(MaintenanceError::NotFound) => FormError::UnknownHost,
+                Err(MaintenanceError::BadTime) => FormError::MaintenanceTime,
+                Err(MaintenanceError::Settled) => FormError::MaintenanceSettled,
+                Err(MaintenanceError::Db(error)) => return unavailable(&state, parts, error).await,
+            };
+            return inventory_response(
+                &state,
+                parts,
+                &query,
+                refused(error, &[("name", &form.name)]),
+            )
+            .await;
         }
         _ => return not_found(&state, parts).await,
     };

@@ -4,6 +4,7 @@ pub mod access;
 pub mod alerts;
 pub mod auth;
 pub mod billing;
+pub mod console;
 pub mod finance;
 pub mod headers;
 pub mod health;

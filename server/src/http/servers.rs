@@ -40,7 +40,7 @@ fn row(s: Server) -> ServerRow {
         name: s.name,
         plan_id: s.plan_id,
         site_code: s.site_code,
-        state: s.state,
+        state: app::portal::servers::shown_state(&s.state, &s.step),
         progress: s.progress,
         step: s.step,
         os_image: s.os_image,
@@ -111,7 +111,18 @@ async fn detail(
             Ok(spans) => spans,
             Err(error) => return unavailable(state, parts, error).await,
         };
-    let so_far = domain::sla::availability(month_start, now.max(month_start + 1), &spans, &[]);
+    let windows = match backend::servers::maintenance::excluded_spans(
+        &state.db,
+        &server.id,
+        month_start,
+        now,
+    )
+    .await
+    {
+        Ok(windows) => windows,
+        Err(error) => return unavailable(state, parts, error).await,
+    };
+    let so_far = domain::sla::availability(month_start, now.max(month_start + 1), &spans, &windows);
     let sla = match backend::billing::sla::results(&state.db, &server.id).await {
         Ok(rows) => rows
             .into_iter()
@@ -119,7 +130,44 @@ async fn detail(
             .collect(),
         Err(error) => return unavailable(state, parts, error).await,
     };
+    let snapshots = match backend::servers::snapshots::list(&state.db, organization_id, id).await {
+        Ok(list) => list
+            .into_iter()
+            .map(|s| app::portal::snapshots::SnapshotRow {
+                id: s.id,
+                name: s.name,
+                state: s.state,
+                size_bytes: s.size_bytes,
+                created_at: s.created_at,
+            })
+            .collect(),
+        Err(error) => return unavailable(state, parts, error).await,
+    };
+    let maintenance = async {
+        let degraded = backend::servers::maintenance::degraded(&state.db, &server.id).await?;
+        let windows = backend::servers::maintenance::windows(&state.db, &server.id).await?;
+        anyhow::Ok((degraded, windows))
+    };
+    let (degraded, windows) = match maintenance.await {
+        Ok(found) => found,
+        Err(error) => return unavailable(state, parts, error).await,
+    };
     let view = ServerDetailView {
+        degraded,
+        windows: windows
+            .into_iter()
+            .map(|w| app::portal::maintenance::WindowRow {
+                id: w.id,
+                starts_at: w.starts_at,
+                ends_at: w.ends_at,
+                state: w.state,
+                proposed_by: w.proposed_by,
+                note: w.note,
+                ..Default::default()
+            })
+            .collect(),
+        snapshots,
+        snapshot_quota: backend::servers::snapshots::QUOTA,
         availability: (so_far.ppm, so_far.down_secs),
         sla,
         server: row(server),
@@ -219,8 +267,8 @@ pub async fn server_progress(
     let o = app::i18n::orders(lang_of(&parts));
     match servers::get(&state.db, &m.organization_id, &id).await {
         Ok(Some(s)) => Json(serde_json::json!({
-            "state": s.state,
-            "state_label": (o.server_state)(&s.state),
+            "state": app::portal::servers::shown_state(&s.state, &s.step),
+            "state_label": (o.server_state)(&app::portal::servers::shown_state(&s.state, &s.step)),
             "progress": s.progress,
             "step_label": (o.step_label)(&s.step),
             "ipv4": s.ipv4,
@@ -250,6 +298,10 @@ pub struct ServerForm {
     at: String,
     #[serde(default)]
     reason: String,
+    #[serde(default)]
+    snapshot: String,
+    #[serde(default)]
+    window: String,
 }
 
 pub async fn server_post(
@@ -346,6 +398,62 @@ pub async fn server_post(
                     return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
                 }
             }
+        }
+        ("snapshot" | "restore" | "delete-snapshot", _) => {
+            use backend::servers::snapshots::{self, SnapshotError};
+            if action != "snapshot" && form.confirm != "yes" {
+                let parts = page_parts(parts);
+                let feedback = refused(FormError::Confirm, &[]);
+                return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
+            }
+            let (db, clock) = (&state.db, &state.clock);
+            let result = match action.as_str() {
+                "snapshot" => snapshots::take(db, clock, &actor, &id, &form.name)
+                    .await
+                    .map(|_| ()),
+                "restore" => snapshots::restore(db, clock, &actor, &id, &form.snapshot).await,
+                _ => snapshots::delete(db, clock, &actor, &id, &form.snapshot).await,
+            };
+            let code = match result {
+                Ok(()) => return redirect(lang, &format!("/servers/{id}?done={action}#snapshots")),
+                Err(SnapshotError::NotFound) => return not_found(&state, parts).await,
+                Err(SnapshotError::Server(ServerError::Db(error))) => {
+                    return unavailable(&state, parts, error).await
+                }
+                Err(SnapshotError::InvalidName) => FormError::SnapshotName,
+                Err(SnapshotError::QuotaFull) => FormError::SnapshotQuota,
+                Err(_) => FormError::SnapshotBusy,
+            };
+            let parts = page_parts(parts);
+            let feedback = refused(code, &[]);
+            return detail(&state, parts, &m.organization_id, &id, None, feedback).await;
+        }
+        ("maintenance-accept" | "maintenance-propose", _) => {
+            use backend::servers::maintenance::{respond, MaintenanceError};
+            let counter = match action.as_str() {
+                "maintenance-accept" => None,
+                _ => Some(domain::time::parse_utc(&form.at).unwrap_or(0)),
+            };
+            let result = respond(&state.db, &state.clock, &actor, &id, &form.window, counter).await;
+            let code = match result {
+                Ok(()) => {
+                    return redirect(lang, &format!("/servers/{id}?done={action}#maintenance"))
+                }
+                Err(MaintenanceError::NotFound) => return not_found(&state, parts).await,
+                Err(MaintenanceError::Db(error)) => return unavailable(&state, parts, error).await,
+                Err(MaintenanceError::BadTime) => FormError::MaintenanceTime,
+                Err(MaintenanceError::Settled) => FormError::MaintenanceSettled,
+            };
+            let parts = page_parts(parts);
+            return detail(
+                &state,
+                parts,
+                &m.organization_id,
+                &id,
+                None,
+                refused(code, &[]),
+            )
+            .await;
         }
         ("revoke", _) => {
             if let Some(client) = &state.stripe {

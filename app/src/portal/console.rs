@@ -1,0 +1,103 @@
+//! A server's out-of-band console: the serial console in xterm.js or the
+//! graphical one in noVNC, both served from our origin (vendor/). The page
+//! is rendered here; /console.js asks for a ticket and opens the tunnel.
+//! The page's strings travel in data attributes, so the script has no
+//! words of its own.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::from_parts;
+use super::nav::PortalNav;
+use crate::i18n::operations;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ConsoleView {
+    pub server_id: String,
+    pub server_name: String,
+    /// `serial` or `vnc`.
+    pub kind: String,
+    /// The server state that keeps the console closed, if any.
+    pub unavailable: Option<String>,
+}
+
+#[component]
+pub fn ConsolePage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/servers" /> }.into_any();
+    }
+    let Some(view) = from_parts::<ConsoleView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let t = operations(lang);
+    let serial = view.kind == "serial";
+    let title = if serial {
+        t.console_title_serial
+    } else {
+        t.console_title_vnc
+    };
+    let base = format!("/servers/{}", view.server_id);
+    let rest = format!("{base}/console/{}", view.kind);
+    let tab = |kind: &'static str, label: &'static str| {
+        let current = (view.kind == kind).then_some("page");
+        view! { <a href=href(lang, &format!("{base}/console/{kind}")) aria-current=current>{label}</a> }
+    };
+    let tabs = view! {
+        <nav class="console-tabs" aria-label=title>
+            {tab("serial", t.console_open_serial)}
+            {tab("vnc", t.console_open_vnc)}
+        </nav>
+    };
+    let body = match &view.unavailable {
+        Some(state) => view! { <p class="notice error" role="alert">{(t.console_unavailable)(state)}</p> }.into_any(),
+        None => view! {
+            <noscript><p class="notice">{t.console_needs_js}</p></noscript>
+            <div class="console-bar">
+                <span id="console-status" role="status" aria-live="polite" class="console-status">{t.console_connecting}</span>
+                <button type="button" id="console-reconnect" class="secondary" hidden>{t.console_reconnect}</button>
+                <button type="button" id="console-paste" class="secondary">{t.console_paste}</button>
+                {(!serial).then(|| view! { <button type="button" id="console-cad" class="secondary">{t.console_cad}</button> })}
+            </div>
+            <div
+                id="console"
+                class=if serial { "console-screen serial" } else { "console-screen vnc" }
+                data-kind=view.kind.clone()
+                data-ticket-url=href(lang, &rest)
+                data-connecting=t.console_connecting
+                data-connected=t.console_connected
+                data-closed=t.console_closed
+                data-refused=t.console_refused
+                data-paste-denied=t.console_paste_denied
+                aria-label=title
+            ></div>
+            <p class="hint">{if serial { t.console_serial_hint } else { t.console_vnc_hint }}</p>
+            {serial.then(|| view! {
+                <link rel="stylesheet" href="/vendor/xterm/xterm.css" />
+                <script src="/vendor/xterm/xterm.js" defer></script>
+                <script src="/vendor/xterm/addon-fit.js" defer></script>
+            })}
+            <script type="module" src="/console.js"></script>
+        }
+        .into_any(),
+    };
+    view! {
+        <Page lang title=format!("{title} · {}", view.server_name) description=title.to_owned() rest=rest.clone() noindex=true>
+            <section class="section portal-console" aria-labelledby="console-title">
+                <PortalNav lang />
+                <p><a href=href(lang, &base)>{t.console_back}{" · "}{view.server_name.clone()}</a></p>
+                <h1 id="console-title">{title}</h1>
+                <p class="lead">{t.console_intro}</p>
+                {tabs}
+                {body}
+            </section>
+        </Page>
+    }
+    .into_any()
+}

@@ -1,0 +1,176 @@
+//! Maintenance on the server page (a degraded host and its windows: accept
+//! or propose another time) and on the staff hosts page (mark degraded,
+//! propose, confirm). Plain forms; times are UTC, as on invoices.
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::forms::CsrfField;
+use crate::i18n::operations;
+use crate::storefront::href;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WindowRow {
+    pub id: String,
+    pub starts_at: i64,
+    pub ends_at: i64,
+    pub state: String,
+    pub proposed_by: String,
+    pub note: String,
+    /// Staff page only: the host and server names.
+    pub host: String,
+    pub server: String,
+}
+
+/// `2026-12-01T14:00`, what a datetime-local field shows.
+fn local_input(unix: i64) -> String {
+    domain::time::format_iso(unix).chars().take(16).collect()
+}
+
+#[component]
+pub fn ServerMaintenance(
+    lang: Lang,
+    base: String,
+    degraded: Option<String>,
+    windows: Vec<WindowRow>,
+) -> impl IntoView {
+    let t = operations(lang);
+    if degraded.is_none() && windows.is_empty() {
+        return ().into_any();
+    }
+    let rows = windows
+        .into_iter()
+        .map(|w| {
+            let open = w.state == "proposed" && w.proposed_by == "staff";
+            let span = (t.maint_window)(
+                &domain::time::format_datetime(w.starts_at),
+                &domain::time::format_datetime(w.ends_at),
+            );
+            let (id, id2) = (w.id.clone(), w.id.clone());
+            let suggested = local_input(w.starts_at + 86_400);
+            view! {
+                <li data-window=w.state.clone() data-by=w.proposed_by.clone()>
+                    <strong>{span}</strong>" · "{(t.maint_state)(&w.state, &w.proposed_by)}
+                    {(!w.note.is_empty()).then(|| view! { <p>{w.note.clone()}</p> })}
+                    {open.then(|| view! {
+                        <form method="post" action=href(lang, &format!("{base}/maintenance-accept")) class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="window" value=id />
+                            <button type="submit">{t.maint_accept}</button>
+                        </form>
+                        <form method="post" action=href(lang, &format!("{base}/maintenance-propose")) class="choice">
+                            <CsrfField />
+                            <input type="hidden" name="window" value=id2 />
+                            <div class="field">
+                                <label for="counter-start">{t.maint_counter_label}</label>
+                                <input id="counter-start" name="at" type="datetime-local" value=suggested required />
+                            </div>
+                            <button type="submit" class="secondary">{t.maint_counter_submit}</button>
+                        </form>
+                    })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section aria-labelledby="maintenance-title" id="maintenance">
+            <h2 id="maintenance-title">{t.maint_title}</h2>
+            {degraded.map(|r| view! { <p class="notice" data-testid="host-degraded">{(t.maint_degraded)(&r)}</p> })}
+            <ul class="windows">{rows}</ul>
+            <p class="hint">{t.maint_sla_note}</p>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn StaffMaintenance(lang: Lang, windows: Vec<WindowRow>) -> impl IntoView {
+    let t = operations(lang);
+    let o = crate::i18n::orders(lang);
+    let empty = windows.is_empty();
+    let rows = windows
+        .into_iter()
+        .map(|w| {
+            let confirmable = w.state == "proposed" && w.proposed_by == "customer";
+            let span = (t.maint_window)(
+                &domain::time::format_datetime(w.starts_at),
+                &domain::time::format_datetime(w.ends_at),
+            );
+            let id = w.id.clone();
+            view! {
+                <tr data-window=w.state.clone()>
+                    <td><code>{w.host.clone()}</code></td>
+                    <td>{w.server.clone()}</td>
+                    <td>{span}</td>
+                    <td>{(t.maint_state)(&w.state, &w.proposed_by)}</td>
+                    <td>{confirmable.then(|| view! {
+                        <form method="post" action=href(lang, "/staff/hosts/confirm") class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="window" value=id />
+                            <button type="submit">{t.maint_staff_confirm}</button>
+                        </form>
+                    })}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h2>{t.maint_staff_open}</h2>
+        {if empty {
+            view! { <p>{t.maint_staff_none}</p> }.into_any()
+        } else {
+            view! {
+                <div class="table-scroll" role="region" tabindex="0" aria-label=t.maint_staff_open>
+                    <table class="windows">
+                        <thead><tr>
+                            <th scope="col">{o.col_host}</th>
+                            <th scope="col">{t.maint_col_server}</th>
+                            <th scope="col">{t.maint_col_window}</th>
+                            <th scope="col">{t.maint_col_state}</th>
+                            <th scope="col"><span class="visually-hidden">{t.maint_staff_confirm}</span></th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        }}
+        <div class="staff-forms">
+            <form method="post" action=href(lang, "/staff/hosts/degrade")>
+                <h2>{t.maint_staff_degrade}</h2>
+                <CsrfField />
+                <div class="field">
+                    <label for="degrade-name">{o.hosts_name}</label>
+                    <input id="degrade-name" name="name" required />
+                </div>
+                <div class="field">
+                    <label for="degrade-reason">{o.hosts_reason}</label>
+                    <input id="degrade-reason" name="reason" required maxlength="200" />
+                </div>
+                <button type="submit">{t.maint_staff_degrade_submit}</button>
+            </form>
+            <form method="post" action=href(lang, "/staff/hosts/propose")>
+                <h2>{t.maint_staff_propose}</h2>
+                <CsrfField />
+                <div class="field">
+                    <label for="propose-name">{o.hosts_name}</label>
+                    <input id="propose-name" name="name" required />
+                </div>
+                <div class="field">
+                    <label for="propose-start">{t.maint_staff_start}</label>
+                    <input id="propose-start" name="at" type="datetime-local" required />
+                </div>
+                <div class="field">
+                    <label for="propose-hours">{t.maint_staff_hours}</label>
+                    <input id="propose-hours" name="hours" type="number" min="1" max="8" value="2" required />
+                </div>
+                <div class="field">
+                    <label for="propose-note">{t.maint_staff_note}</label>
+                    <input id="propose-note" name="note" maxlength="200" />
+                </div>
+                <button type="submit">{t.maint_staff_propose_submit}</button>
+            </form>
+        </div>
+    }
+}

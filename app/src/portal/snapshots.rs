@@ -1,0 +1,134 @@
+//! A server's snapshots on its page: the advice to take one before touching
+//! drivers, the quota, the list, and forms to take, restore (confirmed)
+//! and delete (confirmed). Plain forms: no JavaScript needed.
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::forms::CsrfField;
+use crate::i18n::operations;
+use crate::storefront::href;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotRow {
+    pub id: String,
+    pub name: String,
+    pub state: String,
+    pub size_bytes: i64,
+    pub created_at: i64,
+}
+
+/// "38.5 GB": decimal units, as disks are sold.
+pub fn format_size(bytes: i64) -> String {
+    if bytes <= 0 {
+        return "–".to_owned();
+    }
+    let gb = bytes as f64 / 1e9;
+    if gb >= 1000.0 {
+        format!("{:.2} TB", gb / 1000.0)
+    } else {
+        format!("{gb:.1} GB")
+    }
+}
+
+#[component]
+pub fn Snapshots(
+    lang: Lang,
+    base: String,
+    snapshots: Vec<SnapshotRow>,
+    quota: usize,
+    /// Whether the server can take or restore one now (running).
+    running: bool,
+) -> impl IntoView {
+    let t = operations(lang);
+    let used = snapshots.len();
+    let busy = snapshots
+        .iter()
+        .any(|s| matches!(s.state.as_str(), "creating" | "restoring" | "deleting"));
+    let rows = snapshots
+        .into_iter()
+        .map(|s| {
+            let ready = s.state == "ready";
+            let deletable = matches!(s.state.as_str(), "ready" | "failed");
+            let restore_id = format!("restore-{}", s.id);
+            let delete_id = format!("delete-{}", s.id);
+            let (restore_for, delete_for) = (restore_id.clone(), delete_id.clone());
+            let (sid, sid2) = (s.id.clone(), s.id.clone());
+            let (name, name2) = (s.name.clone(), s.name.clone());
+            view! {
+                <tr data-snapshot=s.name.clone() data-state=s.state.clone()>
+                    <th scope="row">{s.name.clone()}</th>
+                    <td>{format_size(s.size_bytes)}</td>
+                    <td>{(t.snapshot_state)(&s.state)}</td>
+                    <td>{domain::time::format_date(s.created_at)}</td>
+                    <td class="snapshot-actions">
+                        {(ready && running).then(|| view! {
+                            <form method="post" action=href(lang, &format!("{base}/restore")) class="power-form">
+                                <CsrfField />
+                                <input type="hidden" name="snapshot" value=sid />
+                                <p class="hint">{t.snapshots_restore_warning}</p>
+                                <label class="option" for=restore_for>
+                                    <input type="checkbox" id=restore_id name="confirm" value="yes" required />
+                                    " "{t.snapshots_restore_confirm}
+                                </label>
+                                <button type="submit" class="secondary">{t.snapshots_restore}" "{name}</button>
+                            </form>
+                        })}
+                        {deletable.then(|| view! {
+                            <form method="post" action=href(lang, &format!("{base}/delete-snapshot")) class="power-form">
+                                <CsrfField />
+                                <input type="hidden" name="snapshot" value=sid2 />
+                                <label class="option" for=delete_for>
+                                    <input type="checkbox" id=delete_id name="confirm" value="yes" required />
+                                    " "{t.snapshots_delete_confirm}
+                                </label>
+                                <button type="submit" class="secondary">{t.snapshots_delete}" "{name2}</button>
+                            </form>
+                        })}
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h2 id="snapshots">{t.snapshots_title}</h2>
+        <aside class="notice advice" aria-label=t.snapshots_advice_title>
+            <strong>{t.snapshots_advice_title}</strong>" "{t.snapshots_advice}
+        </aside>
+        <p data-testid="snapshot-quota">{(t.snapshots_quota)(used, quota)}</p>
+        {if used == 0 {
+            view! { <p>{t.snapshots_empty}</p> }.into_any()
+        } else {
+            view! {
+                <div class="table-scroll" role="region" tabindex="0" aria-label=t.snapshots_title>
+                    <table class="snapshots">
+                        <thead>
+                            <tr>
+                                <th scope="col">{t.snapshots_col_name}</th>
+                                <th scope="col">{t.snapshots_col_size}</th>
+                                <th scope="col">{t.snapshots_col_state}</th>
+                                <th scope="col">{t.snapshots_col_taken}</th>
+                                <th scope="col"><span class="visually-hidden">{t.snapshots_restore}</span></th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        }}
+        {(running && used < quota && !busy).then(|| view! {
+            <form method="post" action=href(lang, &format!("{base}/snapshot")) class="choice">
+                <CsrfField />
+                <div class="field">
+                    <label for="snapshot-name">{t.snapshots_name}</label>
+                    <input id="snapshot-name" name="name" required maxlength="63" pattern="[A-Za-z0-9._\\-]{1,63}" aria-describedby="snapshot-hint" />
+                    <p class="hint" id="snapshot-hint">{t.snapshots_name_hint}</p>
+                </div>
+                <button type="submit">{t.snapshots_take}</button>
+            </form>
+        })}
+        <p class="hint">{t.snapshots_wiped_note}</p>
+    }
+}

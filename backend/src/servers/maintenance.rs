@@ -1,0 +1,513 @@
+//! Planned maintenance of a degraded host. Fleet health or staff mark a
+//! host degraded (it still runs); its customer is told on the server page
+//! and staff propose a window. The customer accepts it or proposes another
+//! time, which staff accept. At the window the server is down for the
+//! repair (downtime recorded, cause `maintenance`); at its end the part is
+//! replaced and the host is healthy again. Accepted windows are left out of
+//! the SLA's availability: the customer agreed to them.
+
+use anyhow::Context;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Row, Transaction};
+
+use super::failures::{end_downtime, start_downtime};
+use super::{record_event, Actor};
+use crate::db::new_id;
+use crate::{audit, Clock, Db};
+
+/// Notice a window must give, and the longest one.
+pub const MIN_NOTICE_SECS: i64 = 3600;
+pub const MAX_HOURS: i64 = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub id: String,
+    pub server_id: String,
+    pub starts_at: i64,
+    pub ends_at: i64,
+    /// proposed, accepted, declined, started, done, withdrawn
+    pub state: String,
+    /// staff or customer
+    pub proposed_by: String,
+    pub note: String,
+}
+
+impl Window {
+    fn from_row(r: &AnyRow) -> anyhow::Result<Window> {
+        Ok(Window {
+            id: r.try_get("id")?,
+            server_id: r.try_get("server_id")?,
+            starts_at: r.try_get("starts_at")?,
+            ends_at: r.try_get("ends_at")?,
+            state: r.try_get("state")?,
+            proposed_by: r.try_get("proposed_by")?,
+            note: r.try_get("note")?,
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MaintenanceError {
+    #[error("no such server, host or window")]
+    NotFound,
+    #[error("a window starts at least an hour ahead and lasts 1 to {MAX_HOURS} hours")]
+    BadTime,
+    #[error("the window was answered already")]
+    Settled,
+    #[error(transparent)]
+    Db(#[from] anyhow::Error),
+}
+
+const COLUMNS: &str = "id, server_id, starts_at, ends_at, state, proposed_by, note";
+
+/// A server's windows, soonest first, leaving out withdrawn ones.
+pub async fn windows(db: &Db, server_id: &str) -> anyhow::Result<Vec<Window>> {
+    sqlx::query(&format!(
+        "select {COLUMNS} from maintenance_windows where server_id = $1 \
+         and state <> 'withdrawn' order by starts_at, created_at"
+    ))
+    .bind(server_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading maintenance windows")?
+    .iter()
+    .map(Window::from_row)
+    .collect()
+}
+
+/// Accepted (or held) windows overlapping `[from, to)`, for the SLA.
+pub async fn excluded_spans(
+    db: &Db,
+    server_id: &str,
+    from: i64,
+    to: i64,
+) -> anyhow::Result<Vec<(i64, i64)>> {
+    sqlx::query(
+        "select starts_at, ends_at from maintenance_windows where server_id = $1 \
+         and state in ('accepted', 'started', 'done') and starts_at < $2 and ends_at > $3",
+    )
+    .bind(server_id)
+    .bind(to)
+    .bind(from)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading maintenance windows")?
+    .iter()
+    .map(|r| Ok((r.try_get("starts_at")?, r.try_get("ends_at")?)))
+    .collect()
+}
+
+/// Why a server's host is degraded, if it is.
+pub async fn degraded(db: &Db, server_id: &str) -> anyhow::Result<Option<String>> {
+    let reason: Option<Option<String>> = sqlx::query_scalar(
+        "select h.degraded_reason from servers s join hosts h on h.id = s.host_id \
+         where s.id = $1",
+    )
+    .bind(server_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the host's health")?;
+    Ok(reason.flatten())
+}
+
+/// Marks a host degraded (Fleet health or staff). Its customer's server
+/// gets an event, which its page shows with the reason.
+pub async fn mark_degraded(
+    db: &Db,
+    clock: &Clock,
+    host_name: &str,
+    reason: &str,
+    actor: &str,
+) -> Result<(), MaintenanceError> {
+    let now = clock.now();
+    let mut tx = db.begin().await.context("starting a transaction")?;
+    let host: Option<String> = sqlx::query_scalar(
+        "update hosts set degraded_reason = $1, degraded_at = $2, updated_at = $2 \
+         where name = $3 returning id",
+    )
+    .bind(reason)
+    .bind(now)
+    .bind(host_name)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("marking the host degraded")?;
+    let host = host.ok_or(MaintenanceError::NotFound)?;
+    let server: Option<String> = sqlx::query_scalar(
+        "select id from servers where host_id = $1 and cancelled_at is null \
+         and state in ('running', 'rebooting', 'provisioning')",
+    )
+    .bind(&host)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("finding the host's server")?;
+    if let Some(server) = server {
+        record_event(&mut tx, &server, "host.degraded", reason, now).await?;
+    }
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: None,
+            user_id: None,
+            actor,
+            action: "host.degraded",
+            detail: &format!("{host_name}: {reason}"),
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(())
+}
+
+fn check_time(now: i64, starts_at: i64, hours: i64) -> Result<i64, MaintenanceError> {
+    if starts_at < now + MIN_NOTICE_SECS || !(1..=MAX_HOURS).contains(&hours) {
+        return Err(MaintenanceError::BadTime);
+    }
+    Ok(starts_at + hours * 3600)
+}
+
+/// A window to propose.
+#[derive(Clone, Copy)]
+struct Proposal<'a> {
+    server_id: &'a str,
+    host_id: &'a str,
+    starts_at: i64,
+    ends_at: i64,
+    /// staff or customer
+    by: &'a str,
+    note: &'a str,
+}
+
+async fn insert_window(
+    tx: &mut Transaction<'_, Any>,
+    p: &Proposal<'_>,
+    now: i64,
+) -> anyhow::Result<String> {
+    let Proposal {
+        server_id,
+        host_id,
+        starts_at,
+        ends_at,
+        by,
+        note,
+    } = *p;
+    // One open proposal at a time: a new one replaces the last.
+    sqlx::query(
+        "update maintenance_windows set state = 'withdrawn', decided_at = $1 \
+         where server_id = $2 and state = 'proposed'",
+    )
+    .bind(now)
+    .bind(server_id)
+    .execute(&mut **tx)
+    .await
+    .context("withdrawing the open proposal")?;
+    let id = new_id();
+    sqlx::query(
+        "insert into maintenance_windows (id, server_id, host_id, starts_at, ends_at, state, \
+         proposed_by, note, created_at) values ($1, $2, $3, $4, $5, 'proposed', $6, $7, $8)",
+    )
+    .bind(&id)
+    .bind(server_id)
+    .bind(host_id)
+    .bind(starts_at)
+    .bind(ends_at)
+    .bind(by)
+    .bind(note)
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .context("proposing a window")?;
+    Ok(id)
+}
+
+/// Staff propose a window for the server on a degraded host.
+pub async fn propose(
+    db: &Db,
+    clock: &Clock,
+    host_name: &str,
+    starts_at: i64,
+    hours: i64,
+    note: &str,
+    actor: &str,
+) -> Result<String, MaintenanceError> {
+    let now = clock.now();
+    let ends_at = check_time(now, starts_at, hours)?;
+    let mut tx = db.begin().await.context("starting a transaction")?;
+    let row = sqlx::query(
+        "select s.id as server_id, h.id as host_id from hosts h join servers s on s.host_id = h.id \
+         where h.name = $1 and h.degraded_reason is not null and s.cancelled_at is null \
+         and s.state in ('running', 'rebooting')",
+    )
+    .bind(host_name)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("finding the degraded host's server")?
+    .ok_or(MaintenanceError::NotFound)?;
+    let server: String = row.try_get("server_id").context("server id")?;
+    let host: String = row.try_get("host_id").context("host id")?;
+    let proposal = Proposal {
+        server_id: &server,
+        host_id: &host,
+        starts_at,
+        ends_at,
+        by: "staff",
+        note,
+    };
+    let id = insert_window(&mut tx, &proposal, now).await?;
+    let when = domain::time::format_datetime(starts_at);
+    record_event(&mut tx, &server, "maintenance.proposed", &when, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: None,
+            user_id: None,
+            actor,
+            action: "maintenance.proposed",
+            detail: &format!("{host_name}: {when}, {hours} h"),
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(id)
+}
+
+/// The customer accepts a proposed window, or proposes another start
+/// (same length) instead.
+pub async fn respond(
+    db: &Db,
+    clock: &Clock,
+    actor: &Actor<'_>,
+    server_id: &str,
+    window_id: &str,
+    counter_start: Option<i64>,
+) -> Result<(), MaintenanceError> {
+    let now = clock.now();
+    let mut tx = db.begin().await.context("starting a transaction")?;
+    let window = sqlx::query(
+        "select w.id, w.server_id, w.starts_at, w.ends_at, w.state, w.proposed_by, w.note, \
+         w.host_id from maintenance_windows w join servers s on s.id = w.server_id \
+         where w.id = $1 and w.server_id = $2 and s.organization_id = $3",
+    )
+    .bind(window_id)
+    .bind(server_id)
+    .bind(actor.organization_id)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("reading the window")?
+    .ok_or(MaintenanceError::NotFound)?;
+    let host: String = window.try_get("host_id").context("host")?;
+    let window = Window::from_row(&window)?;
+    if window.state != "proposed" || window.proposed_by != "staff" {
+        return Err(MaintenanceError::Settled);
+    }
+    let (action, detail) = match counter_start {
+        None => {
+            settle(&mut tx, &window.id, "accepted", now).await?;
+            (
+                "maintenance.accepted",
+                domain::time::format_datetime(window.starts_at),
+            )
+        }
+        Some(start) => {
+            let hours = ((window.ends_at - window.starts_at) / 3600).max(1);
+            let ends_at = check_time(now, start, hours)?;
+            settle(&mut tx, &window.id, "declined", now).await?;
+            let proposal = Proposal {
+                server_id,
+                host_id: &host,
+                starts_at: start,
+                ends_at,
+                by: "customer",
+                note: "",
+            };
+            insert_window(&mut tx, &proposal, now).await?;
+            ("maintenance.counter", domain::time::format_datetime(start))
+        }
+    };
+    record_event(&mut tx, server_id, action, &detail, now).await?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(actor.organization_id),
+            user_id: Some(actor.user_id),
+            actor: actor.email,
+            action,
+            detail: &format!("{server_id}: {detail}"),
+            ip: actor.ip,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(())
+}
+
+/// Staff accept the time a customer proposed.
+pub async fn confirm(
+    db: &Db,
+    clock: &Clock,
+    window_id: &str,
+    actor: &str,
+) -> Result<(), MaintenanceError> {
+    let now = clock.now();
+    let mut tx = db.begin().await.context("starting a transaction")?;
+    let server: Option<String> = sqlx::query_scalar(
+        "update maintenance_windows set state = 'accepted', decided_at = $1 where id = $2 \
+         and state = 'proposed' and proposed_by = 'customer' and starts_at > $1 returning server_id",
+    )
+    .bind(now)
+    .bind(window_id)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("accepting the window")?;
+    let server = server.ok_or(MaintenanceError::Settled)?;
+    record_event(&mut tx, &server, "maintenance.accepted", actor, now).await?;
+    tx.commit().await.context("committing")?;
+    Ok(())
+}
+
+async fn settle(
+    tx: &mut Transaction<'_, Any>,
+    window_id: &str,
+    state: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    sqlx::query("update maintenance_windows set state = $1, decided_at = $2 where id = $3")
+        .bind(state)
+        .bind(now)
+        .bind(window_id)
+        .execute(&mut **tx)
+        .await
+        .context("answering the window")?;
+    Ok(())
+}
+
+/// Open proposals (by customers, for staff to confirm; by staff, still
+/// unanswered) and accepted windows to come, for the staff page:
+/// (window, host name, server name).
+pub async fn open_for_staff(db: &Db) -> anyhow::Result<Vec<(Window, String, String)>> {
+    sqlx::query(
+        "select w.id, w.server_id, w.starts_at, w.ends_at, w.state, w.proposed_by, w.note, \
+         h.name as host_name, s.name as server_name from maintenance_windows w \
+         join hosts h on h.id = w.host_id join servers s on s.id = w.server_id \
+         where w.state in ('proposed', 'accepted', 'started') order by w.starts_at",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading open windows")?
+    .iter()
+    .map(|r| {
+        Ok((
+            Window::from_row(r)?,
+            r.try_get("host_name")?,
+            r.try_get("server_name")?,
+        ))
+    })
+    .collect()
+}
+
+/// Housekeeping: accepted windows that have begun take the server down
+/// (for the repair); windows that have ended bring it back with the host
+/// healthy. Answers how many windows moved.
+pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
+    let now = clock.now();
+    let mut moved = 0;
+    let starting: Vec<(String, String, i64)> = sqlx::query(
+        "select id, server_id, starts_at from maintenance_windows \
+         where state = 'accepted' and starts_at <= $1",
+    )
+    .bind(now)
+    .fetch_all(&db.pool)
+    .await
+    .context("finding windows to start")?
+    .iter()
+    .map(|r| {
+        Ok((
+            r.try_get("id")?,
+            r.try_get("server_id")?,
+            r.try_get("starts_at")?,
+        ))
+    })
+    .collect::<anyhow::Result<_>>()?;
+    for (id, server, starts_at) in starting {
+        let mut tx = db.begin().await?;
+        let done = sqlx::query(
+            "update maintenance_windows set state = 'started' where id = $1 and state = 'accepted'",
+        )
+        .bind(&id)
+        .execute(&mut *tx)
+        .await
+        .context("starting the window")?;
+        if done.rows_affected() == 1 {
+            // From the window's start, whenever housekeeping noticed it.
+            start_downtime(&mut tx, &server, "maintenance", starts_at).await?;
+            sqlx::query(
+                "update servers set state = 'rebooting', step = 'maintenance', progress = 0, \
+                 updated_at = $1 where id = $2 and state = 'running'",
+            )
+            .bind(now)
+            .bind(&server)
+            .execute(&mut *tx)
+            .await
+            .context("taking the server down for maintenance")?;
+            record_event(&mut tx, &server, "maintenance.started", "", starts_at).await?;
+            moved += 1;
+        }
+        tx.commit().await.context("committing")?;
+    }
+    let ending: Vec<(String, String, String)> = sqlx::query(
+        "select id, server_id, host_id from maintenance_windows where state = 'started' and ends_at <= $1",
+    )
+    .bind(now)
+    .fetch_all(&db.pool)
+    .await
+    .context("finding windows to end")?
+    .iter()
+    .map(|r| Ok((r.try_get("id")?, r.try_get("server_id")?, r.try_get("host_id")?)))
+    .collect::<anyhow::Result<_>>()?;
+    for (id, server, host) in ending {
+        let mut tx = db.begin().await?;
+        let ends_at: i64 =
+            sqlx::query_scalar("select ends_at from maintenance_windows where id = $1")
+                .bind(&id)
+                .fetch_one(&mut *tx)
+                .await
+                .context("reading the window")?;
+        let done = sqlx::query(
+            "update maintenance_windows set state = 'done' where id = $1 and state = 'started'",
+        )
+        .bind(&id)
+        .execute(&mut *tx)
+        .await
+        .context("ending the window")?;
+        if done.rows_affected() == 1 {
+            // The repair took exactly the window (the simulated Fleet
+            // finishes on time); downtime ends with it.
+            end_downtime(&mut tx, &server, ends_at).await?;
+            sqlx::query(
+                "update servers set state = 'running', step = '', progress = 100, updated_at = $1 \
+                 where id = $2 and state = 'rebooting' and step = 'maintenance'",
+            )
+            .bind(now)
+            .bind(&server)
+            .execute(&mut *tx)
+            .await
+            .context("bringing the server back")?;
+            sqlx::query(
+                "update hosts set degraded_reason = null, degraded_at = null, updated_at = $1 where id = $2",
+            )
+            .bind(now)
+            .bind(&host)
+            .execute(&mut *tx)
+            .await
+            .context("clearing the host's fault")?;
+            record_event(&mut tx, &server, "maintenance.done", "", ends_at).await?;
+            moved += 1;
+        }
+        tx.commit().await.context("committing")?;
+    }
+    Ok(moved)
+}

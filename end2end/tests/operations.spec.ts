@@ -1,0 +1,71 @@
+import { test, expect } from '@playwright/test';
+import { expectAccessible, orderServer } from './helpers';
+
+// Running a server: the serial console through the tunnel (xterm.js, served
+// from our origin), the graphical console (noVNC), and snapshots taken and
+// restored with the restore's progress shown in place.
+
+test('open the serial console and answer its login prompt', async ({ page }) => {
+  test.setTimeout(90_000);
+  const { path: server } = await orderServer(page, 'consoler', 'g-ada', 'ams', 'console-1');
+  await page.getByRole('link', { name: 'Serial console' }).first().click();
+  await expect(page).toHaveURL(new RegExp(`${server}/console/serial$`));
+  await expect(page.locator('#console-status')).toHaveText('Connected', { timeout: 10_000 });
+  const screen = page.locator('#console .xterm-rows');
+  await expect(screen).toContainText('login:', { timeout: 10_000 });
+  await page.locator('#console').click();
+  await page.keyboard.type('root');
+  await page.keyboard.press('Enter');
+  await expect(screen).toContainText('Password:');
+  await page.keyboard.type('not-the-password');
+  await page.keyboard.press('Enter');
+  await expect(screen).toContainText('Login incorrect');
+  await expect(screen).not.toContainText('not-the-password');
+  await expectAccessible(page, 'the serial console');
+
+  // Reconnecting asks for a new ticket and shows a fresh prompt.
+  await page.reload();
+  await expect(page.locator('#console-status')).toHaveText('Connected', { timeout: 10_000 });
+  await expect(page.locator('#console .xterm-rows')).toContainText('login:');
+
+  // The graphical console: noVNC draws the server's screen on a canvas.
+  await page.getByRole('link', { name: 'Graphical console' }).click();
+  await expect(page.locator('#console-status')).toHaveText('Connected', { timeout: 10_000 });
+  const canvas = page.locator('#console canvas');
+  await expect(canvas).toHaveCount(1);
+  const lit = await canvas.evaluate((c: HTMLCanvasElement) => {
+    const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] > 100) n++;
+    return { n, w: c.width, h: c.height };
+  });
+  expect(lit.w).toBe(640);
+  expect(lit.n, 'text on the screen').toBeGreaterThan(100);
+  await expect(page.getByRole('button', { name: 'Send Ctrl-Alt-Del' })).toBeVisible();
+});
+
+test('take a snapshot before a driver upgrade and restore it', async ({ page }) => {
+  test.setTimeout(90_000);
+  const { path: server } = await orderServer(page, 'snapper', 'g-ada', 'lon', 'snap-1');
+  await expect(page.getByText('Snapshot before you touch drivers')).toBeVisible();
+  await expect(page.getByTestId('snapshot-quota')).toHaveText('0 of 5 snapshots used');
+  await page.getByLabel('Snapshot name').fill('before-driver-550');
+  await page.getByRole('button', { name: 'Take snapshot' }).click();
+  await expect(page).toHaveURL(new RegExp(`${server}\\?done=snapshot`));
+  const row = page.locator('tr[data-snapshot="before-driver-550"]');
+  await expect(async () => {
+    await page.reload();
+    await expect(row).toHaveAttribute('data-state', 'ready', { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  await expect(row).toContainText('GB');
+  await expect(page.getByTestId('snapshot-quota')).toHaveText('1 of 5 snapshots used');
+
+  await row.getByLabel('I understand the server’s disks return to this snapshot').check();
+  await row.getByRole('button', { name: 'Restore before-driver-550' }).click();
+  await expect(page).toHaveURL(new RegExp(`${server}\\?done=restore`));
+  await expect(page.getByTestId('server-state')).toHaveText('Restoring snapshot');
+  await expect(page.locator('#server-live [data-live="percent"]')).toHaveText(/^\d+%$/);
+  await expect(page.getByTestId('server-state')).toHaveText('Running', { timeout: 30_000 });
+  await expect(page.locator('li[data-event="snapshot.restore.done"]')).toHaveCount(1);
+  await expectAccessible(page, 'a server with a snapshot');
+});

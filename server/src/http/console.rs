@@ -1,0 +1,306 @@
+//! The console tunnel (DESIGN §5). Three routes per server and console:
+//! the page, a POST that issues a 60-second single-use ticket (JSON), and
+//! the WebSocket that redeems it and relays bytes to the host's BMC. The
+//! WebSocket checks `Origin` itself (browsers send it; a page on another
+//! site must not ride the session cookie) and closes when the session
+//! ends or the server stops being available, whichever replica serves it.
+
+use app::portal::console::ConsoleView;
+use app::portal::FormFeedback;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Form, Json};
+use backend::console::{self, ConsoleError, Opening};
+use backend::fleet::ConsoleKind;
+use backend::servers::{self, Actor};
+use futures_util::{SinkExt, StreamExt};
+use http::request::Parts;
+use http::{header, HeaderMap, StatusCode};
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::access::{denied, lang_of, member_in, not_found, page, trusted, unavailable, TECHNICAL};
+use super::auth::{ClientIp, CurrentUser};
+use crate::startup::AppState;
+
+/// How often an open console rechecks its session and server.
+const RECHECK: Duration = Duration::from_secs(2);
+/// Close code (private range) telling the page why the console closed.
+const CLOSED_BY_PORTAL: u16 = 4000;
+
+pub async fn console_page(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id, kind)): Path<(String, String, String)>,
+    parts: Parts,
+) -> Response {
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return denied(&state, parts).await;
+    };
+    let Some(kind) = ConsoleKind::parse(&kind) else {
+        return not_found(&state, parts).await;
+    };
+    let server = match servers::get(&state.db, &m.organization_id, &id).await {
+        Ok(Some(server)) if server.cancelled_at.is_none() => server,
+        Ok(_) => return not_found(&state, parts).await,
+        Err(error) => return unavailable(&state, parts, error).await,
+    };
+    let unavailable_state = match console::check_available(&state.db, &server).await {
+        Ok(()) => None,
+        Err(ConsoleError::NotAvailable(state)) => Some(state),
+        Err(error) => return unavailable(&state, parts, error.into()).await,
+    };
+    let view = ConsoleView {
+        server_id: server.id,
+        server_name: server.name,
+        kind: kind.as_str().to_owned(),
+        unavailable: unavailable_state,
+    };
+    let mut response = page(&state, parts, view, FormFeedback::default()).await;
+    if kind == ConsoleKind::Serial {
+        response.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            http::HeaderValue::from_static(super::headers::CSP_SERIAL_CONSOLE),
+        );
+    }
+    response
+}
+
+fn json_error(status: StatusCode, message: &str) -> Response {
+    (status, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+/// Issues a ticket: `{ticket, expires_in, url}`, where `url` is the
+/// WebSocket's path with the ticket. Same-origin POSTs only (the portal's
+/// cross-site guard runs before this).
+pub async fn ticket(
+    State(state): State<Arc<AppState>>,
+    Extension(current): Extension<CurrentUser>,
+    Path((_, id, kind)): Path<(String, String, String)>,
+    parts: Parts,
+    Form(form): Form<TicketForm>,
+) -> Response {
+    let lang = lang_of(&parts);
+    let t = app::i18n::operations(lang);
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return json_error(StatusCode::FORBIDDEN, t.console_refused);
+    };
+    if !trusted(&state, &parts, &form.csrf) {
+        return json_error(StatusCode::FORBIDDEN, t.console_refused);
+    }
+    let Some(kind) = ConsoleKind::parse(&kind) else {
+        return json_error(StatusCode::NOT_FOUND, t.console_refused);
+    };
+    let key = format!("console:{}", current.user.id);
+    match backend::rate_limit::take(
+        &state.db,
+        &[(&key, &backend::rate_limit::CONSOLE_TICKETS)],
+        state.clock.now(),
+    )
+    .await
+    {
+        Ok(Ok(())) => {}
+        Ok(Err(_)) => return json_error(StatusCode::TOO_MANY_REQUESTS, t.console_too_many),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "rate limit check failed");
+            return json_error(StatusCode::SERVICE_UNAVAILABLE, t.console_refused);
+        }
+    }
+    let ip = parts.extensions.get::<ClientIp>().map(|ip| ip.0.clone());
+    let actor = Actor {
+        organization_id: &m.organization_id,
+        user_id: &current.user.id,
+        email: &current.user.email,
+        ip: ip.as_deref(),
+    };
+    match console::issue(
+        &state.db,
+        &state.clock,
+        &actor,
+        &current.session_id,
+        &id,
+        kind,
+    )
+    .await
+    {
+        Ok(ticket) => Json(serde_json::json!({
+            "ticket": ticket,
+            "expires_in": console::TICKET_LIFETIME_SECS,
+            "url": format!("/{}/servers/{id}/console/{}/ws?ticket={ticket}", lang.code(), kind.as_str()),
+        }))
+        .into_response(),
+        Err(ConsoleError::NotFound) => json_error(StatusCode::NOT_FOUND, t.console_refused),
+        Err(ConsoleError::NotAvailable(state)) => {
+            json_error(StatusCode::CONFLICT, (t.console_unavailable)(&state))
+        }
+        Err(error) => {
+            tracing::error!(error = %error, "issuing a console ticket failed");
+            json_error(StatusCode::SERVICE_UNAVAILABLE, t.console_refused)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct TicketForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+#[derive(Deserialize)]
+pub struct TicketQuery {
+    #[serde(default)]
+    ticket: String,
+}
+
+/// True when the request's `Origin` is this site: the configured public
+/// address, or the address the request was sent to.
+fn origin_is_ours(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    origin == state.config.public_base_url.trim_end_matches('/')
+        || origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            == Some(host)
+}
+
+pub async fn websocket(
+    State(state): State<Arc<AppState>>,
+    current: Option<Extension<CurrentUser>>,
+    ip: Option<Extension<ClientIp>>,
+    Path((_, id, kind)): Path<(String, String, String)>,
+    Query(query): Query<TicketQuery>,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let Some(kind) = ConsoleKind::parse(&kind) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let Some(Extension(current)) = current else {
+        return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
+        return StatusCode::FORBIDDEN.into_response();
+    };
+    if !origin_is_ours(&state, &headers) {
+        tracing::warn!(server = %id, "console refused: foreign or missing Origin");
+        return StatusCode::FORBIDDEN.into_response();
+    }
+    // Checked before the ticket is spent.
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let ip = ip.map(|Extension(ip)| ip.0);
+    let actor = Actor {
+        organization_id: &m.organization_id,
+        user_id: &current.user.id,
+        email: &current.user.email,
+        ip: ip.as_deref(),
+    };
+    let redeemed = console::redeem(
+        &state.db,
+        &state.clock,
+        &actor,
+        &current.session_id,
+        &query.ticket,
+        &id,
+        kind,
+    )
+    .await;
+    let opening = match redeemed {
+        Ok(opening) => opening,
+        Err(ConsoleError::BadTicket) => {
+            tracing::warn!(server = %id, user = %current.user.id, "console refused: bad ticket");
+            return StatusCode::FORBIDDEN.into_response();
+        }
+        Err(ConsoleError::NotFound) => return StatusCode::NOT_FOUND.into_response(),
+        Err(ConsoleError::NotAvailable(_)) => return StatusCode::CONFLICT.into_response(),
+        Err(ConsoleError::Db(error)) => {
+            tracing::error!(error = %format!("{error:#}"), "redeeming a console ticket failed");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    };
+    let endpoint = match state.fleet.console_endpoint(&opening.host_name, kind).await {
+        Ok(endpoint) => endpoint,
+        Err(error) => {
+            tracing::warn!(error = %error, host = %opening.host_name, "BMC console unreachable");
+            return StatusCode::BAD_GATEWAY.into_response();
+        }
+    };
+    upgrade.on_upgrade(move |socket| relay(state, opening, endpoint, socket))
+}
+
+/// Relays bytes both ways until either side closes or the portal closes
+/// the console (signed out, suspended, cancelled, moved).
+async fn relay(
+    state: Arc<AppState>,
+    opening: Opening,
+    endpoint: std::net::SocketAddr,
+    socket: WebSocket,
+) {
+    let (mut to_browser, mut from_browser) = socket.split();
+    let close = |reason: String| {
+        Message::Close(Some(CloseFrame {
+            code: CLOSED_BY_PORTAL,
+            reason: reason.into(),
+        }))
+    };
+    let bmc = match tokio::net::TcpStream::connect(endpoint).await {
+        Ok(stream) => stream,
+        Err(error) => {
+            tracing::warn!(%error, host = %opening.host_name, "connecting to the BMC failed");
+            let _ = to_browser.send(close("console unreachable".into())).await;
+            return;
+        }
+    };
+    let _ = bmc.set_nodelay(true);
+    let (mut bmc_in, mut bmc_out) = bmc.into_split();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut recheck = tokio::time::interval(RECHECK);
+    recheck.tick().await;
+    tracing::info!(server = %opening.server_id, kind = opening.kind.as_str(), "console opened");
+    let why = loop {
+        tokio::select! {
+            read = bmc_in.read(&mut buffer) => match read {
+                Ok(0) | Err(_) => break "closed by the BMC".to_owned(),
+                Ok(n) => {
+                    if to_browser.send(Message::Binary(buffer[..n].to_vec().into())).await.is_err() {
+                        break "browser gone".to_owned();
+                    }
+                }
+            },
+            message = from_browser.next() => match message {
+                Some(Ok(Message::Binary(bytes))) => {
+                    if bmc_out.write_all(&bytes).await.is_err() {
+                        break "BMC gone".to_owned();
+                    }
+                }
+                Some(Ok(Message::Text(text))) => {
+                    if bmc_out.write_all(text.as_bytes()).await.is_err() {
+                        break "BMC gone".to_owned();
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break "closed by the browser".to_owned(),
+                Some(Ok(_)) => {}
+            },
+            _ = recheck.tick() => {
+                if let Some(reason) = console::reason_to_close(&state.db, &opening).await {
+                    let _ = to_browser.send(close(reason.clone())).await;
+                    break reason;
+                }
+            }
+        }
+    };
+    let _ = to_browser.close().await;
+    tracing::info!(server = %opening.server_id, kind = opening.kind.as_str(), why = %why, "console closed");
+}

@@ -1,0 +1,329 @@
+//! The console tunnel through the public surface: a ticket from the portal,
+//! a WebSocket with it, and the development BMC behind: a real RFB
+//! handshake and framebuffer, the serial login prompt answering input.
+//! Tickets are refused when expired, reused, presented by another user, or
+//! from another Origin; an open console closes when its session logs out.
+
+mod common;
+
+use common::{server_id, TestApp, TestDb, PASSWORD};
+use futures_util::{SinkExt, StreamExt};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+on_both_databases!(
+    the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only,
+    an_open_console_closes_when_its_session_logs_out,
+);
+
+const ORIGIN: &str = "https://gpu.example.com";
+/// 2026-11-10 00:00 UTC.
+const START: i64 = 1_794_268_800;
+
+/// Logs in without a cookie jar and answers the session cookie, to send by
+/// hand with requests and the WebSocket handshake.
+async fn session_cookie(app: &TestApp, email: &str) -> String {
+    let response = app
+        .client
+        .post(format!("{}/en/login", app.base))
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("email", email), ("password", PASSWORD)])
+        .send()
+        .await
+        .expect("logging in");
+    assert_eq!(response.status().as_u16(), 303);
+    response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.contains("session="))
+        .and_then(|v| v.split(';').next())
+        .expect("a session cookie")
+        .to_owned()
+}
+
+/// Asks for a console ticket as the page's script does; answers the status
+/// and the WebSocket path.
+async fn ticket(app: &TestApp, cookie: &str, server: &str, kind: &str) -> (u16, String) {
+    let response = app
+        .client
+        .post(format!("{}/en/servers/{server}/console/{kind}", app.base))
+        .header("cookie", cookie)
+        .header("origin", ORIGIN)
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("x", "")])
+        .send()
+        .await
+        .expect("asking for a ticket");
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    (status, body["url"].as_str().unwrap_or_default().to_owned())
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Opens the tunnel; `Err(status)` when the handshake is refused.
+async fn open(
+    app: &TestApp,
+    cookie: &str,
+    path: &str,
+    origin: Option<&str>,
+) -> Result<Socket, u16> {
+    let url = format!("{}{path}", app.base.replace("http://", "ws://"));
+    let mut request = url.into_client_request().expect("a WebSocket request");
+    request
+        .headers_mut()
+        .insert("cookie", cookie.parse().expect("cookie header"));
+    if let Some(origin) = origin {
+        request
+            .headers_mut()
+            .insert("origin", origin.parse().expect("origin header"));
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((socket, _)) => Ok(socket),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            Err(response.status().as_u16())
+        }
+        Err(error) => panic!("WebSocket failed: {error}"),
+    }
+}
+
+/// The tunnel's byte stream, whatever the framing of the messages.
+struct Stream {
+    socket: Socket,
+    buffer: Vec<u8>,
+}
+
+impl Stream {
+    async fn fill(&mut self) -> bool {
+        let next = tokio::time::timeout(Duration::from_secs(10), self.socket.next())
+            .await
+            .expect("the console answers within 10 s");
+        match next {
+            Some(Ok(Message::Binary(bytes))) => {
+                self.buffer.extend_from_slice(&bytes);
+                true
+            }
+            Some(Ok(Message::Close(_))) | None => false,
+            Some(Ok(_)) => true,
+            Some(Err(error)) => panic!("tunnel error: {error}"),
+        }
+    }
+
+    async fn read_exact(&mut self, n: usize) -> Vec<u8> {
+        while self.buffer.len() < n {
+            assert!(self.fill().await, "tunnel closed early");
+        }
+        self.buffer.drain(..n).collect()
+    }
+
+    /// Reads until `text` has been seen; answers everything read.
+    async fn read_until(&mut self, text: &str) -> String {
+        let mut seen = String::new();
+        loop {
+            seen.push_str(&String::from_utf8_lossy(&std::mem::take(&mut self.buffer)));
+            if seen.contains(text) {
+                return seen;
+            }
+            assert!(self.fill().await, "closed before {text:?}; saw {seen:?}");
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) {
+        self.socket
+            .send(Message::Binary(bytes.to_vec().into()))
+            .await
+            .expect("sending");
+    }
+}
+
+async fn running_server(app: &TestApp) -> (reqwest::Client, String) {
+    app.ops_ok(&[
+        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
+    ]);
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app
+        .place_order(&owner, "g-ada", "fra", &[("name", "trainer-1")])
+        .await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    (owner, id)
+}
+
+async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: TestDb) {
+    let clock = backend::Clock::manual(START);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let (owner, id) = running_server(&app).await;
+    let cookie = session_cookie(&app, "owner@a.example").await;
+
+    // The page offers both consoles.
+    let page = app.get_as(&owner, &format!("/en/servers/{id}")).await;
+    assert!(page
+        .body
+        .contains(&format!("/en/servers/{id}/console/serial")));
+    let page = app
+        .get_as(&owner, &format!("/en/servers/{id}/console/vnc"))
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("data-ticket-url") && page.body.contains("/console.js"));
+
+    // Graphical: a real RFB 3.8 handshake through the tunnel.
+    let (status, path) = ticket(&app, &cookie, &id, "vnc").await;
+    assert_eq!(status, 200);
+    // From another site, or with no Origin: refused, and the ticket survives.
+    assert_eq!(
+        open(&app, &cookie, &path, Some("https://evil.example"))
+            .await
+            .err(),
+        Some(403)
+    );
+    assert_eq!(open(&app, &cookie, &path, None).await.err(), Some(403));
+    let socket = open(&app, &cookie, &path, Some(ORIGIN))
+        .await
+        .expect("the tunnel opens");
+    let mut vnc = Stream {
+        socket,
+        buffer: Vec::new(),
+    };
+    assert_eq!(vnc.read_exact(12).await, b"RFB 003.008\n");
+    vnc.send(b"RFB 003.008\n").await;
+    assert_eq!(vnc.read_exact(2).await, [1, 1], "one security type: None");
+    vnc.send(&[1]).await;
+    assert_eq!(vnc.read_exact(4).await, [0, 0, 0, 0], "security result OK");
+    vnc.send(&[1]).await;
+    let init = vnc.read_exact(24).await;
+    let (width, height) = (
+        u16::from_be_bytes([init[0], init[1]]),
+        u16::from_be_bytes([init[2], init[3]]),
+    );
+    assert_eq!((width, height), (640, 400));
+    assert_eq!(init[4], 32, "32 bits per pixel");
+    let name_len = u32::from_be_bytes([init[20], init[21], init[22], init[23]]) as usize;
+    let name = String::from_utf8(vnc.read_exact(name_len).await).expect("a UTF-8 name");
+    assert!(name.contains("BMC"), "{name}");
+    // The whole screen, raw.
+    vnc.send(&[3, 0, 0, 0, 0, 0, 2, 128, 1, 144]).await;
+    let header = vnc.read_exact(4).await;
+    assert_eq!(header[0], 0, "a FramebufferUpdate");
+    let rect = vnc.read_exact(12).await;
+    assert_eq!(&rect[4..8], &[2, 128, 1, 144], "the full 640×400");
+    assert_eq!(&rect[8..12], &[0, 0, 0, 0], "Raw encoding");
+    let pixels = vnc.read_exact(640 * 400 * 4).await;
+    assert!(pixels.iter().any(|b| *b != 0), "the screen shows something");
+    drop(vnc);
+
+    // A ticket opens one console once.
+    assert_eq!(
+        open(&app, &cookie, &path, Some(ORIGIN)).await.err(),
+        Some(403)
+    );
+
+    // Serial: the login prompt answers input.
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let socket = open(&app, &cookie, &path, Some(ORIGIN))
+        .await
+        .expect("serial opens");
+    let mut serial = Stream {
+        socket,
+        buffer: Vec::new(),
+    };
+    serial.read_until("login: ").await;
+    serial.send(b"root\r").await;
+    let echoed = serial.read_until("Password: ").await;
+    assert!(echoed.contains("root"), "{echoed:?}");
+    drop(serial);
+
+    // A ticket for the wrong console or server, or one older than 60 s.
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let wrong_kind = path.replace("/console/serial/", "/console/vnc/");
+    assert_eq!(
+        open(&app, &cookie, &wrong_kind, Some(ORIGIN)).await.err(),
+        Some(403)
+    );
+    clock.advance(61);
+    assert_eq!(
+        open(&app, &cookie, &path, Some(ORIGIN)).await.err(),
+        Some(403)
+    );
+
+    // Someone else's ticket: another organization's owner, and a technical
+    // member of the same organization.
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    app.member("owner@b.example", "Other", "Org B").await;
+    let stranger = session_cookie(&app, "owner@b.example").await;
+    assert_eq!(
+        open(&app, &stranger, &path, Some(ORIGIN)).await.err(),
+        Some(403)
+    );
+    let (status, _) = ticket(&app, &stranger, &id, "serial").await;
+    assert_eq!(status, 404, "B can't get a ticket for A's server");
+    app.invite(&owner, "tech@a.example", "technical").await;
+    let colleague = session_cookie(&app, "tech@a.example").await;
+    assert_eq!(
+        open(&app, &colleague, &path, Some(ORIGIN)).await.err(),
+        Some(403)
+    );
+    // …and the ticket was not burned by them.
+    assert!(open(&app, &cookie, &path, Some(ORIGIN)).await.is_ok());
+    // A billing member gets none.
+    app.invite(&owner, "money@a.example", "billing").await;
+    let billing = session_cookie(&app, "money@a.example").await;
+    assert_eq!(ticket(&app, &billing, &id, "serial").await.0, 403);
+
+    // Every opening is in the organization's audit log.
+    let audit = app.get_as(&owner, "/en/audit").await.body;
+    assert!(
+        audit.contains("console.vnc.opened"),
+        "audit lists the VNC opening"
+    );
+    assert!(audit.contains("console.serial.opened"));
+    app.finish().await;
+}
+
+async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_owner, id) = running_server(&app).await;
+    let cookie = session_cookie(&app, "owner@a.example").await;
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let socket = open(&app, &cookie, &path, Some(ORIGIN))
+        .await
+        .expect("serial opens");
+    let mut serial = Stream {
+        socket,
+        buffer: Vec::new(),
+    };
+    serial.read_until("login: ").await;
+    let response = app
+        .client
+        .post(format!("{}/en/logout", app.base))
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("x", "")])
+        .send()
+        .await
+        .expect("logging out");
+    assert_eq!(response.status().as_u16(), 303);
+    // The tunnel notices within its recheck interval and says why.
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match serial.socket.next().await {
+                Some(Ok(Message::Close(Some(frame)))) => return Some(frame),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    })
+    .await
+    .expect("the console closes within 10 s")
+    .expect("with a close frame");
+    assert_eq!(frame_code(&closed), 4000);
+    assert!(closed.reason.contains("signed out"), "{}", closed.reason);
+    app.finish().await;
+}
+
+fn frame_code(frame: &tokio_tungstenite::tungstenite::protocol::CloseFrame) -> u16 {
+    frame.code.into()
+}
