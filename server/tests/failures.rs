@@ -61,8 +61,9 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         "{progress}"
     );
 
-    // Ten minutes later a host is racked; the rebuild takes it.
-    clock.advance(600);
+    // Ten minutes later a host is racked; the rebuild takes it. (Racked
+    // before the clock moves: the waiting job retries a minute after each
+    // try, and a try between the two would push it past the frozen clock.)
     app.ops_ok(&[
         "hosts",
         "add",
@@ -73,6 +74,7 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         "--count",
         "1",
     ]);
+    clock.advance(600);
     let back = app.wait_for_server(&owner, &id).await;
     assert_eq!(back["state"], "running", "{back}");
     assert_eq!(

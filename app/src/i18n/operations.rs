@@ -1,6 +1,7 @@
 //! The words of running a server: its out-of-band consoles and snapshots.
 
 pub struct Operations {
+    pub console_section: &'static str,
     pub console_title_serial: &'static str,
     pub console_title_vnc: &'static str,
     pub console_open_serial: &'static str,

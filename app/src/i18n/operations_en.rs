@@ -1,6 +1,7 @@
 use super::operations::Operations;
 
 pub static OPERATIONS_EN: Operations = Operations {
+    console_section: "Out-of-band console",
     console_title_serial: "Serial console",
     console_title_vnc: "Graphical console (VNC)",
     console_open_serial: "Serial console",

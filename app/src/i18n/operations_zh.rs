@@ -1,6 +1,7 @@
 use super::operations::Operations;
 
 pub static OPERATIONS_ZH: Operations = Operations {
+    console_section: "带外控制台",
     console_title_serial: "串行控制台",
     console_title_vnc: "图形控制台（VNC）",
     console_open_serial: "串行控制台",

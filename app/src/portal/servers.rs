@@ -332,11 +332,11 @@ pub fn ServerDetailPage() -> impl IntoView {
                 {running.then(|| {
                     let ops = crate::i18n::operations(lang);
                     view! {
-                        <h2>{ops.console_title_serial}{" / "}{ops.console_open_vnc}</h2>
+                        <h2>{ops.console_section}</h2>
                         <p class="console-links">
-                            <a class="button secondary" href=href(lang, &format!("{base}/console/serial"))>{ops.console_open_serial}</a>
+                            <a class="button button-secondary" href=href(lang, &format!("{base}/console/serial"))>{ops.console_open_serial}</a>
                             " "
-                            <a class="button secondary" href=href(lang, &format!("{base}/console/vnc"))>{ops.console_open_vnc}</a>
+                            <a class="button button-secondary" href=href(lang, &format!("{base}/console/vnc"))>{ops.console_open_vnc}</a>
                         </p>
                     }
                 })}
