@@ -12,7 +12,7 @@ use sqlx::Row;
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
 use crate::servers::{self, Actor, Server};
-use crate::{audit, Clock, Db};
+use crate::{Clock, Db};
 
 pub const TICKET_LIFETIME_SECS: i64 = 60;
 
@@ -146,19 +146,9 @@ pub async fn redeem(
         .await?
         .ok_or(ConsoleError::NotFound)?;
     available(&server, &billing_state(db, server_id).await?)?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: Some(actor.organization_id),
-            user_id: Some(actor.user_id),
-            actor: actor.email,
-            action: &format!("console.{}.opened", kind.as_str()),
-            detail: &format!("{} ({})", server.name, server.id),
-            ip: actor.ip,
-            at: now,
-        },
-    )
-    .await?;
+    let action = format!("console.{}.opened", kind.as_str());
+    let detail = format!("{} ({})", server.name, server.id);
+    actor.audit(&mut tx, &action, &detail, now).await?;
     tx.commit()
         .await
         .context("committing the console opening")?;

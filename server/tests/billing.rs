@@ -6,7 +6,6 @@
 mod common;
 
 use common::{server_id, strip_tags, TestApp, TestDb};
-use std::time::Duration;
 
 on_both_databases!(
     a_running_server_is_invoiced_each_term_with_vat_and_credit,
@@ -17,17 +16,6 @@ on_both_databases!(
 /// 2026-11-30 00:53:20 UTC.
 const START: i64 = 1_796_000_000;
 const DAY: i64 = 86_400;
-
-async fn wait_for(app: &TestApp, browser: &reqwest::Client, path: &str, needle: &str) -> String {
-    for _ in 0..100 {
-        let page = app.get_as(browser, path).await;
-        if page.body.contains(needle) {
-            return page.body;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{path} never showed {needle:?}");
-}
 
 /// Orders a server and waits until it runs; answers its id.
 async fn running_server(app: &TestApp, browser: &reqwest::Client, country: &str) -> String {
@@ -58,7 +46,9 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
 
     // The first term is invoiced as the server starts: G-ADA €239.00 with
     // German VAT for a consumer (19%).
-    let body = wait_for(&app, &billing, "/en/billing", "INV-2026-000001").await;
+    let body = app
+        .wait_for(&billing, "/en/billing", "INV-2026-000001")
+        .await;
     let text = strip_tags(&body);
     assert!(text.contains("€284.41"), "{text}");
     let invoice = body
@@ -168,7 +158,9 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
         &[],
     )
     .await;
-    let body = wait_for(&app, &billing, "/en/billing", "INV-2026-000002").await;
+    let body = app
+        .wait_for(&billing, "/en/billing", "INV-2026-000002")
+        .await;
     let text = strip_tags(&body);
     assert!(
         text.contains("€234.41"),
@@ -275,7 +267,7 @@ async fn the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids(db: Tes
     assert!(text.contains("Total per month€239.00"), "{text}");
     assert!(text.contains("from your billing profile"), "{text}");
     running_server(&app, &owner, "DE").await;
-    let body = wait_for(&app, &owner, "/en/billing", "INV-").await;
+    let body = app.wait_for(&owner, "/en/billing", "INV-").await;
     assert!(
         strip_tags(&body).contains("€239.00€239.00"),
         "no VAT: {}",
@@ -310,14 +302,15 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let id = running_server(&app, &owner, "NL").await;
-    wait_for(&app, &owner, "/en/billing", "INV-2026-000001").await;
+    app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
 
     // Due in 14 days; a day later the server is past due and the owner told.
     clock.advance(15 * DAY);
     app.post_as(&owner, "/en/login", "/en/login", &relogin_fields(), &[])
         .await;
     let server = format!("/en/servers/{id}");
-    wait_for(&app, &owner, &server, "data-event=\"billing.past_due\"").await;
+    app.wait_for(&owner, &server, "data-event=\"billing.past_due\"")
+        .await;
     assert!(app
         .last_mail("owner@a.example")
         .contains("Payment overdue: server billed"));
@@ -328,7 +321,8 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     clock.advance(8 * DAY);
     app.post_as(&owner, "/en/login", "/en/login", &relogin_fields(), &[])
         .await;
-    wait_for(&app, &owner, &server, "data-event=\"billing.suspended\"").await;
+    app.wait_for(&owner, &server, "data-event=\"billing.suspended\"")
+        .await;
     assert!(app
         .last_mail("owner@a.example")
         .contains("Server billed is suspended"));
@@ -373,7 +367,8 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
         )
         .await;
     assert_eq!(void.status, 404, "a paid invoice can't be voided");
-    wait_for(&app, &owner, &server, "data-event=\"billing.restored\"").await;
+    app.wait_for(&owner, &server, "data-event=\"billing.restored\"")
+        .await;
     let doc = app.get_as(&owner, &format!("/en/invoices/{invoice}")).await;
     assert!(strip_tags(&doc.body).contains("Paid on"));
     app.finish().await;

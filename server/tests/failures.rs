@@ -13,17 +13,6 @@ on_both_databases!(a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited)
 /// 2026-11-10 00:00 UTC.
 const START: i64 = 1_794_268_800;
 
-async fn wait_for(app: &TestApp, browser: &reqwest::Client, path: &str, needle: &str) -> String {
-    for _ in 0..100 {
-        let body = app.get_as(browser, path).await.body;
-        if body.contains(needle) {
-            return body;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{path} never showed {needle:?}");
-}
-
 async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
@@ -54,7 +43,8 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         )
         .await;
     assert_eq!(set.location(), "/en/staff/hosts?done=1");
-    wait_for(&app, &owner, &server, "data-event=\"rebuild.waiting\"").await;
+    app.wait_for(&owner, &server, "data-event=\"rebuild.waiting\"")
+        .await;
     let progress = app.get_as(&owner, &format!("{server}/progress")).await.body;
     assert!(
         progress.contains("\"state\":\"provisioning\""),
@@ -82,7 +72,9 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         ipv4,
         "same address"
     );
-    let body = wait_for(&app, &owner, &server, "data-event=\"rebuilt\"").await;
+    let body = app
+        .wait_for(&owner, &server, "data-event=\"rebuilt\"")
+        .await;
     assert!(
         strip_tags(&body).contains("(10 min down)"),
         "{}",
@@ -103,7 +95,7 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
     let fields = [("email", "owner@a.example"), ("password", common::PASSWORD)];
     app.post_as(&owner, "/en/login", "/en/login", &fields, &[])
         .await;
-    let billing = wait_for(&app, &owner, "/en/billing", "CN-2026-000001").await;
+    let billing = app.wait_for(&owner, "/en/billing", "CN-2026-000001").await;
     let text = strip_tags(&billing);
     assert!(
         text.contains("SLA 2026-11 · trainer · 99.9768% · 10 min · 10%€142.00"),

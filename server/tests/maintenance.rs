@@ -7,23 +7,11 @@
 mod common;
 
 use common::{server_id, strip_tags, TestApp, TestDb};
-use std::time::Duration;
 
 on_both_databases!(an_accepted_window_is_not_downtime_but_an_outage_after_it_is);
 
 /// 2026-11-10 00:00 UTC.
 const START: i64 = 1_794_268_800;
-
-async fn wait_for(app: &TestApp, browser: &reqwest::Client, path: &str, needle: &str) -> String {
-    for _ in 0..100 {
-        let body = app.get_as(browser, path).await.body;
-        if body.contains(needle) {
-            return body;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{path} never showed {needle:?}");
-}
 
 async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb) {
     let clock = backend::Clock::manual(START);
@@ -149,7 +137,8 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         )
         .await;
     assert_eq!(confirm.location(), "/en/staff/hosts?done=1");
-    wait_for(&app, &owner, &server, "data-window=\"accepted\"").await;
+    app.wait_for(&owner, &server, "data-window=\"accepted\"")
+        .await;
 
     // The window: down for the repair, then healthy.
     let starts = domain::time::parse_utc("2026-11-13T03:00").unwrap_or_default();
@@ -158,12 +147,16 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     let fields = [("email", "owner@a.example"), ("password", common::PASSWORD)];
     app.post_as(&owner, "/en/login", "/en/login", &fields, &[])
         .await;
-    let body = wait_for(&app, &owner, &server, "data-event=\"maintenance.started\"").await;
+    let body = app
+        .wait_for(&owner, &server, "data-event=\"maintenance.started\"")
+        .await;
     assert!(body.contains("In maintenance"), "shown as in maintenance");
     clock.advance(2 * 3600);
     app.post_as(&owner, "/en/login", "/en/login", &fields, &[])
         .await;
-    let body = wait_for(&app, &owner, &server, "data-event=\"maintenance.done\"").await;
+    let body = app
+        .wait_for(&owner, &server, "data-event=\"maintenance.done\"")
+        .await;
     assert!(
         !body.contains("data-testid=\"host-degraded\""),
         "the fault is repaired"
@@ -184,7 +177,8 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         )
         .await;
     assert_eq!(set.location(), "/en/staff/hosts?done=1");
-    wait_for(&app, &owner, &server, "data-event=\"rebuild.waiting\"").await;
+    app.wait_for(&owner, &server, "data-event=\"rebuild.waiting\"")
+        .await;
     // Racked before the clock moves (see failures.rs).
     app.ops_ok(&[
         "hosts",
@@ -205,7 +199,7 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     clock.advance(20 * 86_400);
     app.post_as(&owner, "/en/login", "/en/login", &fields, &[])
         .await;
-    let billing = wait_for(&app, &owner, "/en/billing", "CN-2026-000001").await;
+    let billing = app.wait_for(&owner, "/en/billing", "CN-2026-000001").await;
     let text = strip_tags(&billing);
     assert!(
         text.contains("SLA 2026-11 · trainer · 99.9767% · 10 min · 10%€142.00"),

@@ -143,21 +143,39 @@ pub async fn mark_degraded(
     if let Some(server) = server {
         record_event(&mut tx, &server, "host.degraded", reason, now).await?;
     }
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: None,
-            user_id: None,
-            actor,
-            action: "host.degraded",
-            detail: &format!("{host_name}: {reason}"),
-            ip: None,
-            at: now,
-        },
+    staff_audit(
+        &mut tx,
+        actor,
+        "host.degraded",
+        &format!("{host_name}: {reason}"),
+        now,
     )
     .await?;
     tx.commit().await.context("committing")?;
     Ok(())
+}
+
+/// A staff or Fleet action on a host, in the staff audit trail.
+async fn staff_audit(
+    tx: &mut Transaction<'_, Any>,
+    actor: &str,
+    action: &str,
+    detail: &str,
+    at: i64,
+) -> anyhow::Result<()> {
+    audit::record(
+        &mut **tx,
+        &audit::Entry {
+            organization_id: None,
+            user_id: None,
+            actor,
+            action,
+            detail,
+            ip: None,
+            at,
+        },
+    )
+    .await
 }
 
 fn check_time(now: i64, starts_at: i64, hours: i64) -> Result<i64, MaintenanceError> {
@@ -257,19 +275,8 @@ pub async fn propose(
     let id = insert_window(&mut tx, &proposal, now).await?;
     let when = domain::time::format_datetime(starts_at);
     record_event(&mut tx, &server, "maintenance.proposed", &when, now).await?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: None,
-            user_id: None,
-            actor,
-            action: "maintenance.proposed",
-            detail: &format!("{host_name}: {when}, {hours} h"),
-            ip: None,
-            at: now,
-        },
-    )
-    .await?;
+    let detail = format!("{host_name}: {when}, {hours} h");
+    staff_audit(&mut tx, actor, "maintenance.proposed", &detail, now).await?;
     tx.commit().await.context("committing")?;
     Ok(id)
 }
@@ -328,19 +335,9 @@ pub async fn respond(
         }
     };
     record_event(&mut tx, server_id, action, &detail, now).await?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: Some(actor.organization_id),
-            user_id: Some(actor.user_id),
-            actor: actor.email,
-            action,
-            detail: &format!("{server_id}: {detail}"),
-            ip: actor.ip,
-            at: now,
-        },
-    )
-    .await?;
+    actor
+        .audit(&mut tx, action, &format!("{server_id}: {detail}"), now)
+        .await?;
     tx.commit().await.context("committing")?;
     Ok(())
 }
@@ -458,24 +455,26 @@ pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
         }
         tx.commit().await.context("committing")?;
     }
-    let ending: Vec<(String, String, String)> = sqlx::query(
-        "select id, server_id, host_id from maintenance_windows where state = 'started' and ends_at <= $1",
+    let ending: Vec<(String, String, String, i64)> = sqlx::query(
+        "select id, server_id, host_id, ends_at from maintenance_windows \
+         where state = 'started' and ends_at <= $1",
     )
     .bind(now)
     .fetch_all(&db.pool)
     .await
     .context("finding windows to end")?
     .iter()
-    .map(|r| Ok((r.try_get("id")?, r.try_get("server_id")?, r.try_get("host_id")?)))
+    .map(|r| {
+        Ok((
+            r.try_get("id")?,
+            r.try_get("server_id")?,
+            r.try_get("host_id")?,
+            r.try_get("ends_at")?,
+        ))
+    })
     .collect::<anyhow::Result<_>>()?;
-    for (id, server, host) in ending {
+    for (id, server, host, ends_at) in ending {
         let mut tx = db.begin().await?;
-        let ends_at: i64 =
-            sqlx::query_scalar("select ends_at from maintenance_windows where id = $1")
-                .bind(&id)
-                .fetch_one(&mut *tx)
-                .await
-                .context("reading the window")?;
         let done = sqlx::query(
             "update maintenance_windows set state = 'done' where id = $1 and state = 'started'",
         )

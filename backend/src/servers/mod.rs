@@ -218,6 +218,31 @@ pub struct Actor<'a> {
     pub ip: Option<&'a str>,
 }
 
+impl Actor<'_> {
+    /// Records `action` by this member in their organization's audit log.
+    pub async fn audit(
+        &self,
+        tx: &mut Transaction<'_, Any>,
+        action: &str,
+        detail: &str,
+        at: i64,
+    ) -> anyhow::Result<()> {
+        audit::record(
+            &mut **tx,
+            &audit::Entry {
+                organization_id: Some(self.organization_id),
+                user_id: Some(self.user_id),
+                actor: self.email,
+                action,
+                detail,
+                ip: self.ip,
+                at,
+            },
+        )
+        .await
+    }
+}
+
 pub async fn rename(
     db: &Db,
     clock: &Clock,
@@ -280,19 +305,9 @@ pub async fn power(
     };
     record_event(&mut tx, id, &format!("{kind}.requested"), actor.email, now).await?;
     jobs::enqueue(&mut tx, kind, id, now, now).await?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: Some(actor.organization_id),
-            user_id: Some(actor.user_id),
-            actor: actor.email,
-            action: &format!("server.{kind}"),
-            detail: id,
-            ip: actor.ip,
-            at: now,
-        },
-    )
-    .await?;
+    actor
+        .audit(&mut tx, &format!("server.{kind}"), id, now)
+        .await?;
     tx.commit().await.context("committing the power action")?;
     Ok(())
 }

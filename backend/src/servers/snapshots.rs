@@ -11,7 +11,7 @@ use sqlx::Row;
 
 use super::{get, record_event, Actor, ServerError};
 use crate::db::new_id;
-use crate::{audit, jobs, Clock, Db};
+use crate::{jobs, Clock, Db};
 
 /// Snapshots one server may keep.
 pub const QUOTA: usize = 5;
@@ -100,10 +100,19 @@ async fn get_snapshot(
     server_id: &str,
     id: &str,
 ) -> anyhow::Result<Option<Snapshot>> {
-    Ok(list(db, organization_id, server_id)
-        .await?
-        .into_iter()
-        .find(|s| s.id == id))
+    sqlx::query(
+        "select id, server_id, name, state, size_bytes, created_at from snapshots \
+         where id = $1 and server_id = $2 and organization_id = $3",
+    )
+    .bind(id)
+    .bind(server_id)
+    .bind(organization_id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the snapshot")?
+    .as_ref()
+    .map(Snapshot::from_row)
+    .transpose()
 }
 
 /// A running server that is not suspended or cancelled, or why not.
@@ -121,28 +130,6 @@ async fn running_server(db: &Db, actor: &Actor<'_>, server_id: &str) -> Result<(
         return Err(SnapshotError::Busy);
     }
     Ok(())
-}
-
-async fn audit_entry(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    actor: &Actor<'_>,
-    action: &str,
-    detail: &str,
-    now: i64,
-) -> anyhow::Result<()> {
-    audit::record(
-        &mut **tx,
-        &audit::Entry {
-            organization_id: Some(actor.organization_id),
-            user_id: Some(actor.user_id),
-            actor: actor.email,
-            action,
-            detail,
-            ip: actor.ip,
-            at: now,
-        },
-    )
-    .await
 }
 
 /// Starts taking a snapshot named `raw_name`.
@@ -192,14 +179,14 @@ pub async fn take(
     .context("recording the snapshot")?;
     record_event(&mut tx, server_id, "snapshot.requested", &name, now).await?;
     jobs::enqueue(&mut tx, TAKE, &id, now, now).await?;
-    audit_entry(
-        &mut tx,
-        actor,
-        "snapshot.taken",
-        &format!("{server_id}: {name}"),
-        now,
-    )
-    .await?;
+    actor
+        .audit(
+            &mut tx,
+            "snapshot.taken",
+            &format!("{server_id}: {name}"),
+            now,
+        )
+        .await?;
     tx.commit().await.context("committing the snapshot")?;
     Ok(id)
 }
@@ -251,14 +238,14 @@ pub async fn restore(
     )
     .await?;
     jobs::enqueue(&mut tx, RESTORE, snapshot_id, now, now).await?;
-    audit_entry(
-        &mut tx,
-        actor,
-        "snapshot.restored",
-        &format!("{server_id}: {}", snapshot.name),
-        now,
-    )
-    .await?;
+    actor
+        .audit(
+            &mut tx,
+            "snapshot.restored",
+            &format!("{server_id}: {}", snapshot.name),
+            now,
+        )
+        .await?;
     tx.commit().await.context("committing the restore")?;
     Ok(())
 }
@@ -288,14 +275,14 @@ pub async fn delete(
     }
     record_event(&mut tx, server_id, "snapshot.deleted", &snapshot.name, now).await?;
     jobs::enqueue(&mut tx, DELETE, snapshot_id, now, now).await?;
-    audit_entry(
-        &mut tx,
-        actor,
-        "snapshot.deleted",
-        &format!("{server_id}: {}", snapshot.name),
-        now,
-    )
-    .await?;
+    actor
+        .audit(
+            &mut tx,
+            "snapshot.deleted",
+            &format!("{server_id}: {}", snapshot.name),
+            now,
+        )
+        .await?;
     tx.commit().await.context("committing the deletion")?;
     Ok(())
 }

@@ -67,14 +67,9 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         .await?
         .into_iter()
         .map(|(w, host, server)| app::portal::maintenance::WindowRow {
-            id: w.id,
-            starts_at: w.starts_at,
-            ends_at: w.ends_at,
-            state: w.state,
-            proposed_by: w.proposed_by,
-            note: w.note,
             host,
             server,
+            ..super::servers::window_row(w)
         })
         .collect();
     Ok(InventoryView {

@@ -58,6 +58,20 @@ fn row(s: Server) -> ServerRow {
     }
 }
 
+/// A maintenance window as the pages show it (the staff page adds the
+/// host and server names).
+pub fn window_row(w: backend::servers::maintenance::Window) -> app::portal::maintenance::WindowRow {
+    app::portal::maintenance::WindowRow {
+        id: w.id,
+        starts_at: w.starts_at,
+        ends_at: w.ends_at,
+        state: w.state,
+        proposed_by: w.proposed_by,
+        note: w.note,
+        ..Default::default()
+    }
+}
+
 pub async fn servers_page(
     State(state): State<Arc<AppState>>,
     Extension(current): Extension<CurrentUser>,
@@ -154,18 +168,7 @@ async fn detail(
     };
     let view = ServerDetailView {
         degraded,
-        windows: windows
-            .into_iter()
-            .map(|w| app::portal::maintenance::WindowRow {
-                id: w.id,
-                starts_at: w.starts_at,
-                ends_at: w.ends_at,
-                state: w.state,
-                proposed_by: w.proposed_by,
-                note: w.note,
-                ..Default::default()
-            })
-            .collect(),
+        windows: windows.into_iter().map(window_row).collect(),
         snapshots,
         snapshot_quota: backend::servers::snapshots::QUOTA,
         availability: (so_far.ppm, so_far.down_secs),

@@ -417,6 +417,18 @@ impl TestApp {
         panic!("server {server_id} never finished");
     }
 
+    /// Reloads `path` until it contains `needle` (10 s); answers the page.
+    pub async fn wait_for(&self, browser: &reqwest::Client, path: &str, needle: &str) -> String {
+        for _ in 0..100 {
+            let body = self.get_as(browser, path).await.body;
+            if body.contains(needle) {
+                return body;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("{path} never showed {needle:?}");
+    }
+
     /// Drops the PostgreSQL schema; SQLite folders go with the TempDir.
     pub async fn finish(self) {
         if let Some((base, schema)) = &self.cleanup {
