@@ -9,7 +9,8 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   reporter: 'list',
-  timeout: 30_000,
+  // A debug build on 2 cores: journeys that sign in take tens of seconds.
+  timeout: 60_000,
   expect: { timeout: 5_000 },
   forbidOnly: !!process.env.CI,
   use: {

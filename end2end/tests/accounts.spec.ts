@@ -21,6 +21,8 @@ function totp(secret: string, at: number): string {
 }
 
 test('sign up, confirm, log in, enrol 2FA, log in with a code, invite a billing colleague', async ({ browser }) => {
+  // Two sign-ups and several logins, each an argon2 hash on a 2-core debug build.
+  test.setTimeout(90_000);
   const stamp = Date.now();
   const ownerEmail = `owner-${stamp}@example.com`;
   const billingEmail = `billing-${stamp}@example.com`;

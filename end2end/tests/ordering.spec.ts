@@ -12,7 +12,7 @@ declare global {
 }
 
 test('order a G-ADA in Frankfurt, watch it install in place, see the order delivered', async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(120_000);
   const email = `orderer-${Date.now()}@example.com`;
   await signUpAndConfirm(page, email, 'Olga Orr', 'Orr Compute');
   await logIn(page, email);

@@ -1,7 +1,7 @@
 //! The background worker every replica runs: it takes due jobs from the
 //! database queue (provisioning, power actions) and, every few seconds,
 //! returns expired holds, issues due invoices, moves overdue servers along
-//! and sends back-in-stock alerts. All of it is safe
+//! mails server notices and sends back-in-stock alerts. All of it is safe
 //! to run on several replicas at once (see backend::jobs).
 
 use backend::jobs;
@@ -122,6 +122,12 @@ async fn housekeeping(state: &AppState) {
     }
     if let Err(error) = backend::servers::maintenance::run_due(&state.db, &state.clock).await {
         tracing::error!(error = %format!("{error:#}"), "moving maintenance windows failed");
+    }
+    if let Err(error) =
+        backend::servers::notices::send_due(&state.db, &state.clock, &state.config.public_base_url)
+            .await
+    {
+        tracing::error!(error = %format!("{error:#}"), "mailing server notices failed");
     }
     if let Err(error) = backend::console::purge(&state.db, state.clock.now()).await {
         tracing::error!(error = %format!("{error:#}"), "purging console tickets failed");

@@ -2,7 +2,8 @@
 //! a WebSocket with it, and the development BMC behind: a real RFB
 //! handshake and framebuffer, the serial login prompt answering input.
 //! Tickets are refused when expired, reused, presented by another user, or
-//! from another Origin; an open console closes when its session logs out.
+//! from another Origin; any replica redeems a ticket; an open console closes
+//! when its session logs out.
 
 mod common;
 
@@ -72,7 +73,17 @@ async fn open(
     path: &str,
     origin: Option<&str>,
 ) -> Result<Socket, u16> {
-    let url = format!("{}{path}", app.base.replace("http://", "ws://"));
+    open_at(&app.base, cookie, path, origin).await
+}
+
+/// Opens the tunnel on the replica at `base`.
+async fn open_at(
+    base: &str,
+    cookie: &str,
+    path: &str,
+    origin: Option<&str>,
+) -> Result<Socket, u16> {
+    let url = format!("{}{path}", base.replace("http://", "ws://"));
     let mut request = url.into_client_request().expect("a WebSocket request");
     request
         .headers_mut()
@@ -235,6 +246,25 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
     let echoed = serial.read_until("Password: ").await;
     assert!(echoed.contains("root"), "{echoed:?}");
     drop(serial);
+
+    // Tickets and sessions live in the database: another replica behind the
+    // load balancer redeems a ticket this one issued, once.
+    let other = app.replica(clock.clone(), |_| {}).await;
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let socket = open_at(&other, &cookie, &path, Some(ORIGIN))
+        .await
+        .expect("the other replica opens it");
+    let mut serial = Stream {
+        socket,
+        buffer: Vec::new(),
+    };
+    serial.read_until("login: ").await;
+    drop(serial);
+    assert_eq!(
+        open(&app, &cookie, &path, Some(ORIGIN)).await.err(),
+        Some(403),
+        "spent on the other replica"
+    );
 
     // A ticket for the wrong console or server, or one older than 60 s.
     let (_, path) = ticket(&app, &cookie, &id, "serial").await;

@@ -2,7 +2,8 @@
 //! customer proposes another time, staff confirm it; at the window the
 //! server is down for the repair and the host is healthy after. The
 //! accepted window is left out of the SLA: a later unplanned outage of ten
-//! minutes is credited as if the window never happened, to the cent.
+//! minutes is credited as if the window never happened, to the cent. Each
+//! turn is mailed to the owner and technical members, never to billing.
 
 mod common;
 
@@ -24,6 +25,9 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     let id = server_id(page.location());
     app.wait_for_server(&owner, &id).await;
     let server = format!("/en/servers/{id}");
+    // The people who run the server hear about it; billing sees money only.
+    app.invite(&owner, "tech@a.example", "technical").await;
+    app.invite(&owner, "money@a.example", "billing").await;
     let staff = app.staff("ops@host.example").await;
     let host = "sin-g-l40s-x2-001";
 
@@ -46,6 +50,13 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         strip_tags(&body).contains("reports a fault (corrected ECC errors rising on GPU 1)"),
         "the customer is told"
     );
+    app.wait_for_mail(
+        "owner@a.example",
+        "The host of your server trainer reports a fault (corrected ECC errors rising on GPU 1)",
+    )
+    .await;
+    app.wait_for_mail("tech@a.example", "trainer: its host reports a fault")
+        .await;
 
     // Staff propose the 12th, 02:00–04:00; too soon or too long is refused.
     let propose = |at: &'static str, hours: &'static str| {
@@ -80,6 +91,11 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         propose("2026-11-12T02:00", "2").await.location(),
         "/en/staff/hosts?done=1"
     );
+    app.wait_for_mail(
+        "owner@a.example",
+        "2026-11-12 02:00:00 UTC – 2026-11-12 04:00:00 UTC",
+    )
+    .await;
 
     // The customer proposes the 13th, 03:00 instead; staff confirm it.
     let body = app.get_as(&owner, &server).await.body;
@@ -139,6 +155,13 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     assert_eq!(confirm.location(), "/en/staff/hosts?done=1");
     app.wait_for(&owner, &server, "data-window=\"accepted\"")
         .await;
+    let agreed = app
+        .wait_for_mail("owner@a.example", "maintenance window agreed")
+        .await;
+    assert!(
+        agreed.contains("2026-11-13 03:00:00 UTC – 2026-11-13 05:00:00 UTC"),
+        "the customer's time: {agreed}"
+    );
 
     // The window: down for the repair, then healthy.
     let starts = domain::time::parse_utc("2026-11-13T03:00").unwrap_or_default();
@@ -179,6 +202,8 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     assert_eq!(set.location(), "/en/staff/hosts?done=1");
     app.wait_for(&owner, &server, "data-event=\"rebuild.waiting\"")
         .await;
+    app.wait_for_mail("owner@a.example", "trainer: waiting for a free host")
+        .await;
     // Racked before the clock moves (see failures.rs).
     app.ops_ok(&[
         "hosts",
@@ -192,6 +217,10 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     ]);
     clock.advance(600);
     app.wait_for_server(&owner, &id).await;
+    app.wait_for_mail("owner@a.example", "trainer is running again")
+        .await;
+    let billing = app.ops_ok(&["mail", "outbox", "--to", "money@a.example"]);
+    assert!(!billing.contains("trainer"), "no server news: {billing}");
 
     // November closes. Counted: 30 days less the 2-hour window; down: 10
     // minutes → 99.9767%, 10% of €1,420.00. Had the window counted, 130

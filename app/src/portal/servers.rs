@@ -69,6 +69,21 @@ pub struct ServerDetailView {
     pub sla: Vec<(String, i64, domain::Money, Option<String>)>,
 }
 
+/// Events whose detail means something to the customer (a name, a
+/// reason, a time); the rest carry ids or staff addresses, or nothing.
+fn shows_detail(kind: &str) -> bool {
+    matches!(
+        kind,
+        "renamed"
+            | "provisioning.moved"
+            | "host.fault"
+            | "host.degraded"
+            | "maintenance.proposed"
+            | "maintenance.counter"
+            | "maintenance.accepted"
+    ) || kind.starts_with("snapshot.")
+}
+
 /// Installing or restarting: the page follows the server by itself.
 pub fn in_progress(state: &str) -> bool {
     matches!(
@@ -218,7 +233,7 @@ pub fn ServerDetailPage() -> impl IntoView {
         .events
         .iter()
         .map(|(at, kind, detail)| {
-            let detail = if kind == "renamed" || kind == "provisioning.moved" || kind == "host.fault" {
+            let detail = if shows_detail(kind) {
                 detail.clone()
             } else {
                 String::new()
@@ -287,7 +302,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <p class="state">
                         <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(&s.state)}</span>
                     </p>
-                    {(s.state == "pending" || s.state == "provisioning").then(|| view! {
+                    {matches!(s.state.as_str(), "pending" | "provisioning" | "restoring").then(|| view! {
                         <div class="progress-line">
                             <label for="progress">{o.server_progress}</label>
                             <progress id="progress" max="100" value=s.progress.to_string() data-live="progress">{format!("{}%", s.progress)}</progress>

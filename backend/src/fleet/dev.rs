@@ -107,7 +107,9 @@ impl Fleet for DevFleet {
         _snapshot_id: &str,
         _part: u32,
     ) -> Result<(), FleetError> {
-        tokio::time::sleep(self.step_delay / 2).await;
+        // A tenth of the disks per part: as long as an install step, so a
+        // restore is seen in progress (4 s with the end-to-end tests' 400 ms).
+        tokio::time::sleep(self.step_delay).await;
         if self.faulty_hosts.contains(host) {
             return Err(FleetError::HostFault(format!("{host}: write error")));
         }

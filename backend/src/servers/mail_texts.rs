@@ -36,3 +36,124 @@ pub fn ready(lang: Lang, r: &Ready<'_>) -> Message {
         body,
     }
 }
+
+/// An event on a server that its team hears about (see `notices`).
+pub struct Notice<'a> {
+    pub to: &'a str,
+    pub server: &'a str,
+    pub kind: &'a str,
+    pub detail: &'a str,
+    pub at: i64,
+    /// A maintenance window's start and end.
+    pub window: Option<(i64, i64)>,
+    pub link: &'a str,
+}
+
+/// The mail for a notice, or `None` for a kind that has none.
+pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
+    let at = domain::time::format_datetime(n.at);
+    let window = n.window.map(|(from, to)| {
+        format!(
+            "{} – {}",
+            domain::time::format_datetime(from),
+            domain::time::format_datetime(to)
+        )
+    });
+    let window = window.as_deref().unwrap_or(n.detail);
+    let (subject, text) = match (lang, n.kind) {
+        (Lang::En, "host.failed") => (
+            format!("{}: hardware failure, moving to another host", n.server),
+            format!(
+                "The host of your server {} failed at {at} ({}), so the server is down.\n\nWe are rebuilding it on another free host at the same site. Its volumes and IP addresses stay the same. If no host is free, we will write again.\n\nThe time it is down counts against the SLA. If the month's availability ends below 99.99%, the credit goes onto your next invoice by itself.",
+                n.server, n.detail
+            ),
+        ),
+        (Lang::Zh, "host.failed") => (
+            format!("{}：硬件故障，正在迁移到另一台主机", n.server),
+            format!(
+                "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，赔偿会自动计入您的下一张账单。",
+                n.server, n.detail
+            ),
+        ),
+        (Lang::En, "rebuild.waiting") => (
+            format!("{}: waiting for a free host", n.server),
+            format!(
+                "No host is free at your server {}'s site right now. It will be rebuilt as soon as one is, and we will write when it runs again.\n\nThe wait counts as downtime.",
+                n.server
+            ),
+        ),
+        (Lang::Zh, "rebuild.waiting") => (
+            format!("{}：正在等待空闲主机", n.server),
+            format!(
+                "您的服务器 {} 所在站点目前没有空闲主机。一旦有主机空出，我们会立即重建，恢复运行时会再通知您。\n\n等待时间计为停机时间。",
+                n.server
+            ),
+        ),
+        (Lang::En, "rebuilt") => (
+            format!("{} is running again", n.server),
+            format!(
+                "Your server {} was rebuilt on another host and has been running again since {at}, with the same volumes and IP addresses.",
+                n.server
+            ),
+        ),
+        (Lang::Zh, "rebuilt") => (
+            format!("{} 已恢复运行", n.server),
+            format!(
+                "您的服务器 {} 已在另一台主机上重建，自 {at} 起恢复运行，数据卷和 IP 地址不变。",
+                n.server
+            ),
+        ),
+        (Lang::En, "host.degraded") => (
+            format!("{}: its host reports a fault", n.server),
+            format!(
+                "The host of your server {} reports a fault ({}). The server still runs.\n\nWe will propose a maintenance window to replace the part. You can accept it or propose another time on the server's page. An accepted window does not count against the SLA.",
+                n.server, n.detail
+            ),
+        ),
+        (Lang::Zh, "host.degraded") => (
+            format!("{}：所在主机报告故障", n.server),
+            format!(
+                "您的服务器 {} 所在主机报告了故障（{}），服务器仍在运行。\n\n我们会提议一个维护时段来更换部件，您可以在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
+                n.server, n.detail
+            ),
+        ),
+        (Lang::En, "maintenance.proposed") => (
+            format!("{}: maintenance window proposed", n.server),
+            format!(
+                "We propose to replace the faulty part of your server {}'s host in this window:\n\n{window}\n\nThe server is off during the window. Please accept it or propose another time on the server's page. An accepted window does not count against the SLA.",
+                n.server
+            ),
+        ),
+        (Lang::Zh, "maintenance.proposed") => (
+            format!("{}：维护时段提议", n.server),
+            format!(
+                "我们提议在以下时段更换您的服务器 {} 所在主机的故障部件：\n\n{window}\n\n维护期间服务器关机。请在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
+                n.server
+            ),
+        ),
+        (Lang::En, "maintenance.accepted") => (
+            format!("{}: maintenance window agreed", n.server),
+            format!(
+                "The maintenance window for your server {} is agreed:\n\n{window}\n\nThe server is off during the window and starts again when the part is replaced. The window does not count against the SLA.",
+                n.server
+            ),
+        ),
+        (Lang::Zh, "maintenance.accepted") => (
+            format!("{}：维护时段已确定", n.server),
+            format!(
+                "您的服务器 {} 的维护时段已确定：\n\n{window}\n\n维护期间服务器关机，部件更换后重新启动。该时段不计入 SLA。",
+                n.server
+            ),
+        ),
+        _ => return None,
+    };
+    let body = match lang {
+        Lang::Zh => format!("您好：\n\n{text}\n\n服务器页面：\n{}", n.link),
+        Lang::En => format!("Hello,\n\n{text}\n\nThe server's page:\n{}", n.link),
+    };
+    Some(Message {
+        to: n.to.to_owned(),
+        subject,
+        body,
+    })
+}

@@ -351,17 +351,30 @@ pub async fn confirm(
 ) -> Result<(), MaintenanceError> {
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
-    let server: Option<String> = sqlx::query_scalar(
+    let row = sqlx::query(
         "update maintenance_windows set state = 'accepted', decided_at = $1 where id = $2 \
-         and state = 'proposed' and proposed_by = 'customer' and starts_at > $1 returning server_id",
+         and state = 'proposed' and proposed_by = 'customer' and starts_at > $1 \
+         returning server_id, starts_at",
     )
     .bind(now)
     .bind(window_id)
     .fetch_optional(&mut *tx)
     .await
-    .context("accepting the window")?;
-    let server = server.ok_or(MaintenanceError::Settled)?;
-    record_event(&mut tx, &server, "maintenance.accepted", actor, now).await?;
+    .context("accepting the window")?
+    .ok_or(MaintenanceError::Settled)?;
+    let server: String = row.try_get("server_id").context("server id")?;
+    let starts_at: i64 = row.try_get("starts_at").context("start")?;
+    // The customer sees the time agreed, not which staff member agreed it.
+    let when = domain::time::format_datetime(starts_at);
+    record_event(&mut tx, &server, "maintenance.accepted", &when, now).await?;
+    staff_audit(
+        &mut tx,
+        actor,
+        "maintenance.confirmed",
+        &format!("{server}: {when}"),
+        now,
+    )
+    .await?;
     tx.commit().await.context("committing")?;
     Ok(())
 }

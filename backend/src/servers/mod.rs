@@ -7,6 +7,7 @@ pub mod cancellation;
 pub mod failures;
 mod mail_texts;
 pub mod maintenance;
+pub mod notices;
 pub mod provisioning;
 mod snapshot_jobs;
 pub mod snapshots;
@@ -189,6 +190,8 @@ pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<
     .collect()
 }
 
+/// Adds to the server's history, which its page shows; the kinds in
+/// `notices` are also mailed to its team by housekeeping.
 pub async fn record_event(
     tx: &mut Transaction<'_, Any>,
     server_id: &str,
@@ -197,13 +200,15 @@ pub async fn record_event(
     at: i64,
 ) -> anyhow::Result<()> {
     sqlx::query(
-        "insert into server_events (id, server_id, at, kind, detail) values ($1, $2, $3, $4, $5)",
+        "insert into server_events (id, server_id, at, kind, detail, mailed) \
+         values ($1, $2, $3, $4, $5, $6)",
     )
     .bind(new_id())
     .bind(server_id)
     .bind(at)
     .bind(kind)
     .bind(detail)
+    .bind(i64::from(!notices::mailed_about(kind)))
     .execute(&mut **tx)
     .await
     .context("recording a server event")?;

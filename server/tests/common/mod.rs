@@ -429,6 +429,19 @@ impl TestApp {
         panic!("{path} never showed {needle:?}");
     }
 
+    /// Reads the newest mails to `to` until one contains `needle` (15 s);
+    /// answers them. Housekeeping mails some notices a few seconds late.
+    pub async fn wait_for_mail(&self, to: &str, needle: &str) -> String {
+        for _ in 0..75 {
+            let mails = self.ops_ok(&["mail", "outbox", "--to", to, "--limit", "10"]);
+            if mails.contains(needle) {
+                return mails;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        panic!("no mail to {to} with {needle:?}");
+    }
+
     /// Drops the PostgreSQL schema; SQLite folders go with the TempDir.
     pub async fn finish(self) {
         if let Some((base, schema)) = &self.cleanup {

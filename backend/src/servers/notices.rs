@@ -1,0 +1,120 @@
+//! Mail to a server's team about what happened to it without anyone asking:
+//! hardware faults, rebuilds, maintenance. Such events are recorded unmailed
+//! (`record_event`); housekeeping on any replica claims each one once and
+//! queues its mail in the same transaction, so a crash between the two
+//! neither loses nor doubles a notice.
+
+use anyhow::Context;
+use domain::Lang;
+use sqlx::Row;
+
+use super::mail_texts::{self, Notice};
+use crate::{mail, Clock, Db};
+
+/// Event kinds the owners and technical members hear about by mail.
+const MAILED: &[&str] = &[
+    "host.failed",
+    "rebuild.waiting",
+    "rebuilt",
+    "host.degraded",
+    "maintenance.proposed",
+    "maintenance.accepted",
+];
+
+pub fn mailed_about(kind: &str) -> bool {
+    MAILED.contains(&kind)
+}
+
+/// Queues the mail for events not yet mailed; returns how many events were
+/// sent out.
+pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<u64> {
+    let due = sqlx::query(
+        "select e.id, e.server_id, e.kind, e.detail, e.at, s.name, s.organization_id \
+         from server_events e join servers s on s.id = e.server_id \
+         where e.mailed = 0 order by e.at limit 100",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading unmailed server events")?;
+    let mut sent = 0;
+    for row in due {
+        let event_id: String = row.try_get("id")?;
+        let server_id: String = row.try_get("server_id")?;
+        let kind: String = row.try_get("kind")?;
+        let detail: String = row.try_get("detail")?;
+        let at: i64 = row.try_get("at")?;
+        let name: String = row.try_get("name")?;
+        let organization: String = row.try_get("organization_id")?;
+        let mut tx = db.begin().await?;
+        let claimed =
+            sqlx::query("update server_events set mailed = 1 where id = $1 and mailed = 0")
+                .bind(&event_id)
+                .execute(&mut *tx)
+                .await
+                .context("claiming the event")?;
+        if claimed.rows_affected() != 1 {
+            continue;
+        }
+        let window = window_of(&mut tx, &server_id, &kind).await?;
+        // Billing members see money only; the server's news goes to the
+        // people who run it.
+        let team = sqlx::query(
+            "select u.email, u.lang from memberships m join users u on u.id = m.user_id \
+             where m.organization_id = $1 and m.role in ('owner', 'technical') \
+             and u.email_verified_at is not null order by u.email",
+        )
+        .bind(&organization)
+        .fetch_all(&mut *tx)
+        .await
+        .context("reading the server's team")?;
+        for member in team {
+            let to: String = member.try_get("email")?;
+            let lang = Lang::from_code(&member.try_get::<String, _>("lang")?).unwrap_or_default();
+            let link = format!(
+                "{}/{}/servers/{server_id}",
+                base_url.trim_end_matches('/'),
+                lang.code()
+            );
+            let notice = Notice {
+                to: &to,
+                server: &name,
+                kind: &kind,
+                detail: &detail,
+                at,
+                window,
+                link: &link,
+            };
+            if let Some(message) = mail_texts::notice(lang, &notice) {
+                mail::queue(&mut tx, &message, clock.now()).await?;
+            }
+        }
+        tx.commit().await.context("committing")?;
+        sent += 1;
+    }
+    Ok(sent)
+}
+
+/// The window a maintenance notice is about: the newest one in the state
+/// the event announces.
+async fn window_of(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    server_id: &str,
+    kind: &str,
+) -> anyhow::Result<Option<(i64, i64)>> {
+    let state = match kind {
+        "maintenance.proposed" => "proposed",
+        "maintenance.accepted" => "accepted",
+        _ => return Ok(None),
+    };
+    let row = sqlx::query(
+        "select starts_at, ends_at from maintenance_windows where server_id = $1 and state = $2 \
+         order by created_at desc limit 1",
+    )
+    .bind(server_id)
+    .bind(state)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("reading the maintenance window")?;
+    row.map(|r| Ok((r.try_get("starts_at")?, r.try_get("ends_at")?)))
+        .transpose()
+}
