@@ -42,6 +42,10 @@ test('open the serial console and answer its login prompt', async ({ page }) => 
     });
   await expect.poll(lit, { message: 'text on the screen', timeout: 10_000 }).toBeGreaterThan(100);
   expect(await canvas.evaluate((c: HTMLCanvasElement) => c.width)).toBe(640);
+  // …and it is on the page at a readable size, not scaled to nothing.
+  const shown = await canvas.boundingBox();
+  expect(shown?.width ?? 0).toBeGreaterThan(320);
+  expect(shown?.height ?? 0).toBeGreaterThan(200);
   await expect(page.getByRole('button', { name: 'Send Ctrl-Alt-Del' })).toBeVisible();
 });
 

@@ -34,6 +34,7 @@ pub struct Operations {
     pub snapshots_col_size: &'static str,
     pub snapshots_col_state: &'static str,
     pub snapshots_col_taken: &'static str,
+    pub snapshots_col_actions: &'static str,
     pub snapshots_restore: &'static str,
     pub snapshots_restore_confirm: &'static str,
     pub snapshots_restore_warning: &'static str,

@@ -41,6 +41,7 @@ pub static OPERATIONS_EN: Operations = Operations {
     snapshots_col_size: "Size",
     snapshots_col_state: "State",
     snapshots_col_taken: "Taken",
+    snapshots_col_actions: "Restore or delete",
     snapshots_restore: "Restore",
     snapshots_restore_confirm: "I understand the server’s disks return to this snapshot",
     snapshots_restore_warning: "Restoring replaces everything on the server’s disks with the snapshot: what was written since is lost. The server restarts.",

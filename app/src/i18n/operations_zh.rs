@@ -41,6 +41,7 @@ pub static OPERATIONS_ZH: Operations = Operations {
     snapshots_col_size: "大小",
     snapshots_col_state: "状态",
     snapshots_col_taken: "创建时间",
+    snapshots_col_actions: "恢复或删除",
     snapshots_restore: "恢复",
     snapshots_restore_confirm: "我了解服务器磁盘将回到此快照的状态",
     snapshots_restore_warning: "恢复会用快照替换服务器磁盘上的全部内容：快照之后写入的数据会丢失。服务器会重启。",

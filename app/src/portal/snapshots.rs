@@ -59,9 +59,9 @@ pub fn Snapshots(
             view! {
                 <tr data-snapshot=s.name.clone() data-state=s.state.clone()>
                     <th scope="row">{s.name.clone()}</th>
-                    <td>{format_size(s.size_bytes)}</td>
-                    <td>{(t.snapshot_state)(&s.state)}</td>
-                    <td>{domain::time::format_date(s.created_at)}</td>
+                    <td data-label=t.snapshots_col_size>{format_size(s.size_bytes)}</td>
+                    <td data-label=t.snapshots_col_state>{(t.snapshot_state)(&s.state)}</td>
+                    <td data-label=t.snapshots_col_taken><time datetime=domain::time::format_iso(s.created_at)>{domain::time::format_datetime(s.created_at)}</time></td>
                     <td class="snapshot-actions">
                         {(ready && running).then(|| view! {
                             <form method="post" action=href(lang, &format!("{base}/restore")) class="power-form">
@@ -109,7 +109,7 @@ pub fn Snapshots(
                                 <th scope="col">{t.snapshots_col_size}</th>
                                 <th scope="col">{t.snapshots_col_state}</th>
                                 <th scope="col">{t.snapshots_col_taken}</th>
-                                <th scope="col"><span class="visually-hidden">{t.snapshots_restore}</span></th>
+                                <th scope="col"><span class="sr-only">{t.snapshots_col_actions}</span></th>
                             </tr>
                         </thead>
                         <tbody>{rows}</tbody>
