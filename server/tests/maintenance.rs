@@ -57,6 +57,17 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     .await;
     app.wait_for_mail("tech@a.example", "trainer: its host reports a fault")
         .await;
+    // Staff see which hosts report a fault, and why.
+    let staff_page = app.get_as(&staff, "/en/staff/hosts").await.body;
+    let listed = staff_page
+        .split(&format!("data-degraded=\"{host}\""))
+        .nth(1)
+        .and_then(|row| row.split("</tr>").next())
+        .unwrap_or_default();
+    assert!(
+        listed.contains("corrected ECC errors rising on GPU 1"),
+        "listed for staff: {listed}"
+    );
 
     // Staff propose the 12th, 02:00–04:00; too soon or too long is refused.
     let propose = |at: &'static str, hours: &'static str| {
@@ -142,6 +153,14 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         .split("data-window=\"proposed\"")
         .nth(1)
         .unwrap_or_default();
+    assert!(
+        strip_tags(row).contains("The customer proposed this time: confirm it"),
+        "staff read the state from their side"
+    );
+    assert!(
+        staff_page.contains("2026-11-13 03:00:00 UTC – 2026-11-13 05:00:00 UTC<"),
+        "each time says UTC once"
+    );
     let theirs = common::hidden(row, "window");
     let confirm = app
         .post_as(

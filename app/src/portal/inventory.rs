@@ -34,6 +34,8 @@ pub struct InventoryView {
     pub filter_site: String,
     pub filter_state: String,
     pub windows: Vec<super::maintenance::WindowRow>,
+    /// Hosts reporting a fault: (name, reason, since).
+    pub degraded: Vec<(String, String, i64)>,
 }
 
 #[component]
@@ -72,7 +74,12 @@ pub fn InventoryPage() -> impl IntoView {
                     <th scope="row"><code>{name.clone()}</code></th>
                     <td>{site.clone()}</td>
                     <td>{plan.clone()}</td>
-                    <td>{(o.host_state)(state)}</td>
+                    <td>
+                        {(o.host_state)(state)}
+                        {view.degraded.iter().any(|d| &d.0 == name).then(|| view! {
+                            " "<span class="badge badge-warn">{crate::i18n::operations(lang).maint_degraded_badge}</span>
+                        })}
+                    </td>
                     <td>{domain::time::format_datetime(*at)}</td>
                 </tr>
             }
@@ -161,7 +168,7 @@ pub fn InventoryPage() -> impl IntoView {
                         <button type="submit">{o.hosts_set_submit}</button>
                     </form>
                 </div>
-                <super::maintenance::StaffMaintenance lang windows=view.windows.clone() />
+                <super::maintenance::StaffMaintenance lang windows=view.windows.clone() degraded=view.degraded.clone() />
                 <h2>{o.hosts_list}</h2>
                 <form method="get" action=href(lang, "/staff/hosts") class="choice">
                     <div class="field">

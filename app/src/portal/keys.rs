@@ -77,7 +77,7 @@ pub fn KeysPage() -> impl IntoView {
                                         <th scope="col">{o.keys_name}</th>
                                         <th scope="col">{o.keys_fingerprint}</th>
                                         <th scope="col">{o.keys_added_at}</th>
-                                        <th scope="col"><span class="visually-hidden">{o.keys_delete}</span></th>
+                                        <th scope="col"><span class="sr-only">{o.keys_delete}</span></th>
                                     </tr>
                                 </thead>
                                 <tbody>{rows}</tbody>

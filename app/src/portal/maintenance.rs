@@ -85,10 +85,28 @@ pub fn ServerMaintenance(
 }
 
 #[component]
-pub fn StaffMaintenance(lang: Lang, windows: Vec<WindowRow>) -> impl IntoView {
+pub fn StaffMaintenance(
+    lang: Lang,
+    windows: Vec<WindowRow>,
+    /// (host, reason, since)
+    degraded: Vec<(String, String, i64)>,
+) -> impl IntoView {
     let t = operations(lang);
     let o = crate::i18n::orders(lang);
     let empty = windows.is_empty();
+    let healthy = degraded.is_empty();
+    let faults = degraded
+        .into_iter()
+        .map(|(host, reason, since)| {
+            view! {
+                <tr data-degraded=host.clone()>
+                    <th scope="row"><code>{host.clone()}</code></th>
+                    <td>{reason}</td>
+                    <td>{domain::time::format_datetime(since)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     let rows = windows
         .into_iter()
         .map(|w| {
@@ -103,7 +121,7 @@ pub fn StaffMaintenance(lang: Lang, windows: Vec<WindowRow>) -> impl IntoView {
                     <td><code>{w.host.clone()}</code></td>
                     <td>{w.server.clone()}</td>
                     <td>{span}</td>
-                    <td>{(t.maint_state)(&w.state, &w.proposed_by)}</td>
+                    <td>{(t.maint_staff_state)(&w.state, &w.proposed_by)}</td>
                     <td>{confirmable.then(|| view! {
                         <form method="post" action=href(lang, "/staff/hosts/confirm") class="inline">
                             <CsrfField />
@@ -116,6 +134,24 @@ pub fn StaffMaintenance(lang: Lang, windows: Vec<WindowRow>) -> impl IntoView {
         })
         .collect_view();
     view! {
+        <h2>{t.maint_staff_degraded_title}</h2>
+        {if healthy {
+            view! { <p>{t.maint_staff_degraded_none}</p> }.into_any()
+        } else {
+            view! {
+                <div class="table-scroll" role="region" tabindex="0" aria-label=t.maint_staff_degraded_title>
+                    <table class="degraded">
+                        <thead><tr>
+                            <th scope="col">{o.col_host}</th>
+                            <th scope="col">{o.hosts_reason}</th>
+                            <th scope="col">{t.maint_col_since}</th>
+                        </tr></thead>
+                        <tbody>{faults}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        }}
         <h2>{t.maint_staff_open}</h2>
         {if empty {
             view! { <p>{t.maint_staff_none}</p> }.into_any()
@@ -128,7 +164,7 @@ pub fn StaffMaintenance(lang: Lang, windows: Vec<WindowRow>) -> impl IntoView {
                             <th scope="col">{t.maint_col_server}</th>
                             <th scope="col">{t.maint_col_window}</th>
                             <th scope="col">{t.maint_col_state}</th>
-                            <th scope="col"><span class="visually-hidden">{t.maint_staff_confirm}</span></th>
+                            <th scope="col"><span class="sr-only">{t.maint_staff_confirm}</span></th>
                         </tr></thead>
                         <tbody>{rows}</tbody>
                     </table>

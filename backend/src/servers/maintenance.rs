@@ -110,6 +110,26 @@ pub async fn degraded(db: &Db, server_id: &str) -> anyhow::Result<Option<String>
     Ok(reason.flatten())
 }
 
+/// Hosts reporting a fault, for staff: (name, reason, since), oldest first.
+pub async fn degraded_hosts(db: &Db) -> anyhow::Result<Vec<(String, String, i64)>> {
+    let rows = sqlx::query(
+        "select name, degraded_reason, degraded_at from hosts \
+         where degraded_reason is not null order by degraded_at, name",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading degraded hosts")?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("name")?,
+                r.try_get("degraded_reason")?,
+                r.try_get::<Option<i64>, _>("degraded_at")?.unwrap_or(0),
+            ))
+        })
+        .collect()
+}
+
 /// Marks a host degraded (Fleet health or staff). Its customer's server
 /// gets an event, which its page shows with the reason.
 pub async fn mark_degraded(

@@ -72,8 +72,10 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
             ..super::servers::window_row(w)
         })
         .collect();
+    let degraded = backend::servers::maintenance::degraded_hosts(&state.db).await?;
     Ok(InventoryView {
         windows,
+        degraded,
         counts,
         hosts,
         filter_site: query.site.clone(),
