@@ -105,6 +105,10 @@ async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb
         .await
         .body
         .contains("data-testid=\"cancel-scheduled\""));
+    // The list says so too, with the date.
+    let list = strip_tags(&app.get_as(&owner, "/en/servers").await.body);
+    let when = domain::time::format_date(term_end);
+    assert!(list.contains(&format!("Cancels on {when}")), "{list}");
 
     // Revocable before the date; then cancelled again.
     let revoked = app

@@ -63,6 +63,8 @@ pub struct Orders {
     pub servers_title: &'static str,
     pub servers_empty: &'static str,
     pub servers_order_first: &'static str,
+    pub servers_order_more: &'static str,
+    pub servers_cancels_on: fn(&str) -> String,
     pub col_name: &'static str,
     pub col_state: &'static str,
     pub col_address: &'static str,

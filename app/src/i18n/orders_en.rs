@@ -74,6 +74,8 @@ pub static ORDERS_EN: Orders = Orders {
     servers_title: "Servers",
     servers_empty: "No servers yet.",
     servers_order_first: "Choose a plan",
+    servers_order_more: "Order a server",
+    servers_cancels_on: |date| format!("Cancels on {date}"),
     col_name: "Name",
     col_state: "State",
     col_address: "IPv4",

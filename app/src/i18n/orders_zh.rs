@@ -75,6 +75,8 @@ pub static ORDERS_ZH: Orders = Orders {
     servers_title: "服务器",
     servers_empty: "还没有服务器。",
     servers_order_first: "选择方案",
+    servers_order_more: "订购服务器",
+    servers_cancels_on: |date| format!("将于 {date} 取消"),
     col_name: "名称",
     col_state: "状态",
     col_address: "IPv4",

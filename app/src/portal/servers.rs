@@ -136,7 +136,13 @@ pub fn ServersPage() -> impl IntoView {
                     <th scope="row"><a href=href(lang, &format!("/servers/{}", s.id))>{s.name.clone()}</a></th>
                     <td>{plan}</td>
                     <td>{site_city(lang, &s.site_code)}</td>
-                    <td>{(o.server_state)(&s.state)}{in_progress(&s.state).then(|| format!(" · {}%", s.progress))}</td>
+                    <td>
+                        {(o.server_state)(&s.state)}
+                        {in_progress(&s.state).then(|| format!(" · {}%", s.progress))}
+                        {s.cancel_at.map(|at| view! {
+                            <br /><span class="hint" data-testid="cancels-on">{(o.servers_cancels_on)(&domain::time::format_date(at))}</span>
+                        })}
+                    </td>
                     <td><code>{s.ipv4.clone().unwrap_or_default()}</code></td>
                 </tr>
             }
@@ -146,7 +152,12 @@ pub fn ServersPage() -> impl IntoView {
         <Page lang title=o.servers_title.to_owned() description=o.servers_title.to_owned() rest="/servers".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="servers-title">
                 <PortalNav lang />
-                <h1 id="servers-title">{o.servers_title}</h1>
+                <div class="title-row">
+                    <h1 id="servers-title">{o.servers_title}</h1>
+                    {(!empty).then(|| view! {
+                        <a class="button" href=format!("{}#plans", href(lang, ""))>{o.servers_order_more}</a>
+                    })}
+                </div>
                 {if empty {
                     view! { <p>{o.servers_empty}" "<a href=format!("{}#plans", href(lang, ""))>{o.servers_order_first}</a></p> }.into_any()
                 } else {

@@ -118,3 +118,44 @@ async fn window_of(
     row.map(|r| Ok((r.try_get("starts_at")?, r.try_get("ends_at")?)))
         .transpose()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every mailed kind has its text in both languages, naming the server
+    /// and linking its page; maintenance mails give the window.
+    #[test]
+    fn every_mailed_kind_has_a_mail_in_both_languages() {
+        for kind in MAILED {
+            for lang in [Lang::Zh, Lang::En] {
+                let notice = Notice {
+                    to: "ops@example.com",
+                    server: "trainer-7",
+                    kind,
+                    detail: "Xid 79",
+                    at: 1_794_268_800,
+                    window: Some((1_794_276_000, 1_794_283_200)),
+                    link: "https://gpu.example.com/x/servers/1",
+                };
+                let message = mail_texts::notice(lang, &notice)
+                    .unwrap_or_else(|| panic!("{kind} has no {lang:?} mail"));
+                assert!(message.subject.contains("trainer-7"), "{kind} {lang:?}");
+                assert!(message.body.contains(notice.link), "{kind} {lang:?}");
+                if kind.starts_with("maintenance.") {
+                    assert!(
+                        message
+                            .body
+                            .contains("2026-11-10 02:00:00 UTC – 2026-11-10 04:00:00 UTC"),
+                        "{kind} {lang:?}: {}",
+                        message.body
+                    );
+                }
+            }
+        }
+        assert!(
+            !mailed_about("snapshot.ready"),
+            "routine events are not mailed"
+        );
+    }
+}
