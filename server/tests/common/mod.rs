@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod console;
 pub mod stripe_double;
 
 use server::config::Config;
