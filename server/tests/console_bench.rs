@@ -107,7 +107,8 @@ async fn console_tunnel_figures() {
     let mut consoles = Vec::new();
     for n in 0..concurrent {
         let cookie = &cookies[n / PER_MEMBER];
-        let (_, path) = ticket(&app, cookie, &id, "serial").await;
+        let (status, path) = ticket(&app, cookie, &id, "serial").await;
+        assert_eq!(status, 200, "ticket {n}");
         let socket = open(&app, cookie, &path, Some(ORIGIN))
             .await
             .expect("opens");

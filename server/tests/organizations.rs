@@ -67,6 +67,23 @@ async fn invite_accept_and_roles(db: TestDb) {
         account.body.contains("Switch organization"),
         "two organizations to choose from"
     );
+    // Signing in again (a second later, so "first joined" would be his own
+    // empty organization) lands where he last chose to work.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let again = app.browser();
+    let fields = [
+        ("email", "bill@lee.example"),
+        ("password", common::PASSWORD),
+    ];
+    app.post_as(&again, "/en/login", "/en/login", &fields, &[])
+        .await;
+    let account = app.get_as(&again, "/en/account").await;
+    assert!(
+        account
+            .body
+            .contains("data-testid=\"account-role\">Billing"),
+        "back in Lee Labs after signing in"
+    );
     // Billing sees neither members nor the audit log.
     for path in ["/en/members", "/en/audit"] {
         let page = app.get_as(&bill, path).await;
@@ -128,6 +145,16 @@ async fn invite_accept_and_roles(db: TestDb) {
         .await;
     assert_eq!(page.location(), "/en/account");
     let account = app.get_as(&bill, "/en/account").await;
+    let fresh = app.browser();
+    app.post_as(&fresh, "/en/login", "/en/login", &fields, &[])
+        .await;
+    assert!(
+        app.get_as(&fresh, "/en/account")
+            .await
+            .body
+            .contains("data-testid=\"account-role\">Owner"),
+        "the choice is remembered for the next sign-in"
+    );
     assert!(
         account.body.contains("data-testid=\"account-role\">Owner"),
         "own organization: {own} {}",

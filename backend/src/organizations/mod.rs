@@ -80,10 +80,13 @@ fn membership_from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<Membership> {
     })
 }
 
-/// Every organization a user belongs to, oldest first.
+/// Every organization a user belongs to: the one they last chose first,
+/// then oldest first.
 pub async fn memberships_of(db: &Db, user_id: &str) -> anyhow::Result<Vec<Membership>> {
     let rows = sqlx::query(&format!(
-        "{MEMBERSHIP_SQL} where m.user_id = $1 order by m.created_at, m.organization_id"
+        "{MEMBERSHIP_SQL} join users u on u.id = m.user_id where m.user_id = $1 \
+         order by case when m.organization_id = u.last_organization_id then 0 else 1 end, \
+         m.created_at, m.organization_id"
     ))
     .bind(user_id)
     .fetch_all(&db.pool)
@@ -109,7 +112,20 @@ pub async fn membership_in(
     row.as_ref().map(membership_from_row).transpose()
 }
 
-/// The organization a user works in by default: the first they joined.
+/// Remembers the organization a user chose (or joined by invitation) as
+/// where they land when they next sign in.
+pub async fn remember_choice(db: &Db, user_id: &str, organization_id: &str) -> anyhow::Result<()> {
+    sqlx::query("update users set last_organization_id = $1 where id = $2")
+        .bind(organization_id)
+        .bind(user_id)
+        .execute(&db.pool)
+        .await
+        .context("remembering the organization")?;
+    Ok(())
+}
+
+/// The organization a user works in by default: the one they last chose,
+/// else the first they joined.
 pub async fn primary_membership(db: &Db, user_id: &str) -> anyhow::Result<Option<Membership>> {
     Ok(memberships_of(db, user_id).await?.into_iter().next())
 }

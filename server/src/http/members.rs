@@ -289,6 +289,14 @@ pub async fn accept_invite(
             if let Err(error) = session.insert(ORGANIZATION, &m.organization_id).await {
                 tracing::error!(%error, "switching to the joined organization failed");
             }
+            let remembered = backend::organizations::remember_choice(
+                &state.db,
+                &current.user.id,
+                &m.organization_id,
+            );
+            if let Err(error) = remembered.await {
+                tracing::error!(error = %format!("{error:#}"), "remembering the organization failed");
+            }
             Redirect::to(&format!("/{}/account", lang.code())).into_response()
         }
         Err(error) => {
@@ -331,7 +339,17 @@ pub async fn switch_organization(
             .await;
     match member {
         Ok(Some(m)) => match session.insert(ORGANIZATION, &m.organization_id).await {
-            Ok(()) => Redirect::to(&format!("/{}/account", lang.code())).into_response(),
+            Ok(()) => {
+                let remembered = backend::organizations::remember_choice(
+                    &state.db,
+                    &current.user.id,
+                    &m.organization_id,
+                );
+                if let Err(error) = remembered.await {
+                    tracing::error!(error = %format!("{error:#}"), "remembering the organization failed");
+                }
+                Redirect::to(&format!("/{}/account", lang.code())).into_response()
+            }
             Err(error) => {
                 tracing::error!(%error, "switching organization failed");
                 StatusCode::SERVICE_UNAVAILABLE.into_response()
