@@ -103,6 +103,7 @@ async fn console_tunnel_figures() {
     // 3. Many serial consoles open at once: time until every one shows its
     //    prompt, then one keystroke's echo in each, all at the same time.
     let cookies = members(&app, &owner, "tech", concurrent.div_ceil(PER_MEMBER)).await;
+    let rss_before = resident_kib();
     let started = Instant::now();
     let mut consoles = Vec::new();
     for n in 0..concurrent {
@@ -130,6 +131,14 @@ async fn console_tunnel_figures() {
     );
     // Let several database rechecks pass with all of them open.
     tokio::time::sleep(Duration::from_secs(5)).await;
+    // Server, BMC and client share this process: an upper bound per tunnel.
+    if let (Some(before), Some(after)) = (rss_before, resident_kib()) {
+        println!(
+            "resident memory: +{} KiB for {concurrent} open consoles, {} KiB each (server, dev BMC and client together)",
+            after.saturating_sub(before),
+            after.saturating_sub(before) / concurrent as u64
+        );
+    }
     let echoes = futures_util::future::join_all(consoles.iter_mut().map(|c| async move {
         let sent = Instant::now();
         c.send(b"r").await;
@@ -154,6 +163,13 @@ async fn members(app: &TestApp, owner: &reqwest::Client, who: &str, n: usize) ->
         cookies.push(session_cookie(app, &email).await);
     }
     cookies
+}
+
+/// This process's resident memory (Linux), in KiB.
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn report(what: &str, mut samples: Vec<Duration>) {
