@@ -19,9 +19,13 @@ function start(root) {
     status.dataset.state = state;
   }
 
-  function closed(reason) {
+  // The portal closes a tunnel with a code (signed-out, suspended, …);
+  // the page carries what each means in its language.
+  const reasons = JSON.parse(root.dataset.reasons || "{}");
+
+  function closed(code) {
     current = null;
-    setStatus(root.dataset.closed + (reason ? " · " + reason : ""), "closed");
+    setStatus(reasons[code] || root.dataset.closed, "closed");
     reconnect.hidden = false;
   }
 

@@ -11,6 +11,7 @@ use sqlx::Row;
 
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
+use crate::organizations::{self, Role};
 use crate::servers::{self, Actor, Server};
 use crate::{Clock, Db};
 
@@ -99,9 +100,18 @@ pub async fn issue(
     Ok(token)
 }
 
+/// Why the portal closed a console, sent as the WebSocket close reason: a
+/// code the page translates (so are the server states of `available`).
+pub const SIGNED_OUT: &str = "signed-out";
+pub const ACCESS_WITHDRAWN: &str = "access-withdrawn";
+pub const SERVER_GONE: &str = "server-gone";
+pub const MOVED: &str = "moved";
+pub const UNREACHABLE: &str = "unreachable";
+
 /// What a redeemed ticket opens.
 #[derive(Clone, Debug)]
 pub struct Opening {
+    pub user_id: String,
     pub server_id: String,
     pub organization_id: String,
     pub session_id: String,
@@ -153,6 +163,7 @@ pub async fn redeem(
         .await
         .context("committing the console opening")?;
     Ok(Opening {
+        user_id: actor.user_id.to_owned(),
         server_id: server.id,
         organization_id: server.organization_id,
         session_id: session_id.to_owned(),
@@ -170,21 +181,25 @@ pub async fn reason_to_close(db: &Db, opening: &Opening) -> Option<String> {
     // the business clock, which a test or demo may have moved.
     match crate::sessions::load(db, &opening.session_id, Clock::system().now()).await {
         Ok(Some(_)) => {}
-        Ok(None) => return Some("signed out".into()),
+        Ok(None) => return Some(SIGNED_OUT.into()),
         // A database hiccup is no reason to cut a live console.
+        Err(_) => return None,
+    }
+    // Removed from the organization, or made a billing member.
+    match organizations::membership_in(db, &opening.user_id, &opening.organization_id).await {
+        Ok(Some(m)) if matches!(m.role, Role::Owner | Role::Technical) => {}
+        Ok(_) => return Some(ACCESS_WITHDRAWN.into()),
         Err(_) => return None,
     }
     let server = match servers::get(db, &opening.organization_id, &opening.server_id).await {
         Ok(Some(server)) => server,
-        Ok(None) => return Some("server gone".into()),
+        Ok(None) => return Some(SERVER_GONE.into()),
         Err(_) => return None,
     };
     let billing = billing_state(db, &opening.server_id).await.ok()?;
     match available(&server, &billing) {
         Err(ConsoleError::NotAvailable(state)) => Some(state),
-        _ if server.host_name.as_deref() != Some(opening.host_name.as_str()) => {
-            Some("moved to another host".into())
-        }
+        _ if server.host_name.as_deref() != Some(opening.host_name.as_str()) => Some(MOVED.into()),
         _ => None,
     }
 }

@@ -47,6 +47,15 @@ test('open the serial console and answer its login prompt', async ({ page }) => 
   expect(shown?.width ?? 0).toBeGreaterThan(320);
   expect(shown?.height ?? 0).toBeGreaterThan(200);
   await expect(page.getByRole('button', { name: 'Send Ctrl-Alt-Del' })).toBeVisible();
+
+  // Signing out in another tab closes an open console, and the page says why.
+  await page.goto(`${server}/console/serial`);
+  await expect(page.locator('#console-status')).toHaveText('Connected', { timeout: 10_000 });
+  const other = await page.context().newPage();
+  await other.goto('/en/account');
+  await other.getByRole('button', { name: 'Log out' }).click();
+  await expect(page.locator('#console-status')).toHaveText('Disconnected: you signed out.', { timeout: 10_000 });
+  await expect(page.getByRole('button', { name: 'Reconnect' })).toBeVisible();
 });
 
 test('take a snapshot before a driver upgrade and restore it', async ({ page }) => {

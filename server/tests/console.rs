@@ -16,6 +16,7 @@ use tokio_tungstenite::tungstenite::Message;
 on_both_databases!(
     the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only,
     an_open_console_closes_when_its_session_logs_out,
+    an_open_console_closes_when_its_member_loses_access,
 );
 
 /// 2026-11-10 00:00 UTC.
@@ -207,7 +208,54 @@ async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
         .expect("logging out");
     assert_eq!(response.status().as_u16(), 303);
     // The tunnel notices within its recheck interval and says why.
-    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+    let closed = next_close(&mut serial).await;
+    assert_eq!(frame_code(&closed), 4000);
+    assert_eq!(closed.reason.as_str(), "signed-out");
+    app.finish().await;
+}
+
+async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (owner, id) = running_server(&app).await;
+    app.invite(&owner, "tech@a.example", "technical").await;
+    let cookie = session_cookie(&app, "tech@a.example").await;
+    let (status, path) = ticket(&app, &cookie, &id, "serial").await;
+    assert_eq!(status, 200, "a technical member opens the console");
+    let socket = open(&app, &cookie, &path, Some(ORIGIN))
+        .await
+        .expect("serial opens");
+    let mut serial = Stream {
+        socket,
+        buffer: Vec::new(),
+    };
+    serial.read_until("login: ").await;
+    // The owner makes them a billing member: money only, no console.
+    let members = app.get_as(&owner, "/en/members").await.body;
+    let tech = common::user_id_of(&members, "tech@a.example");
+    let page = app
+        .post_as(
+            &owner,
+            "/en/members",
+            "/en/members/role",
+            &[("user_id", &tech), ("role", "billing")],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/members?done=1");
+    let closed = next_close(&mut serial).await;
+    assert_eq!(frame_code(&closed), 4000);
+    assert_eq!(closed.reason.as_str(), "access-withdrawn");
+    // The page translates the code.
+    let page = app
+        .get_as(&owner, &format!("/zh/servers/{id}/console/serial"))
+        .await;
+    assert!(page.body.contains("您对此服务器的访问权限已被撤销"));
+    app.finish().await;
+}
+
+/// Waits (10 s at most) for the portal to close the tunnel.
+async fn next_close(serial: &mut Stream) -> tokio_tungstenite::tungstenite::protocol::CloseFrame {
+    tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match serial.socket.next().await {
                 Some(Ok(Message::Close(Some(frame)))) => return Some(frame),
@@ -218,10 +266,7 @@ async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
     })
     .await
     .expect("the console closes within 10 s")
-    .expect("with a close frame");
-    assert_eq!(frame_code(&closed), 4000);
-    assert!(closed.reason.contains("signed out"), "{}", closed.reason);
-    app.finish().await;
+    .expect("with a close frame")
 }
 
 fn frame_code(frame: &tokio_tungstenite::tungstenite::protocol::CloseFrame) -> u16 {

@@ -28,16 +28,6 @@ async fn accept(app: &TestApp, browser: &reqwest::Client, link: &str) -> common:
         .await
 }
 
-fn user_id_of(members_page: &str, email: &str) -> String {
-    let at = members_page
-        .find(&format!("data-member=\"{email}\""))
-        .expect("member row");
-    let rest = &members_page[at..];
-    let needle = "name=\"user_id\" value=\"";
-    let v = &rest[rest.find(needle).expect("user id") + needle.len()..];
-    v.split('"').next().unwrap_or_default().to_owned()
-}
-
 async fn invite_accept_and_roles(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@lee.example", "Ann Lee", "Lee Labs").await;
@@ -95,7 +85,7 @@ async fn invite_accept_and_roles(db: TestDb) {
 
     // The owner makes Bill technical.
     let members = app.get_as(&owner, "/en/members").await;
-    let bill_id = user_id_of(&members.body, "bill@lee.example");
+    let bill_id = common::user_id_of(&members.body, "bill@lee.example");
     let page = app
         .post_as(
             &owner,
@@ -178,7 +168,7 @@ async fn the_last_owner_stays(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("solo@lee.example", "Ann", "Solo Ltd").await;
     let members = app.get_as(&owner, "/en/members").await;
-    let me = user_id_of(&members.body, "solo@lee.example");
+    let me = common::user_id_of(&members.body, "solo@lee.example");
     let page = app
         .post_as(
             &owner,
@@ -219,7 +209,7 @@ async fn the_last_owner_stays(db: TestDb) {
     assert_eq!(page.status, 409);
     assert!(page.body.contains("only organization"), "{}", page.status);
     let members = app.get_as(&two, "/en/members").await;
-    let two_id = user_id_of(&members.body, "two@lee.example");
+    let two_id = common::user_id_of(&members.body, "two@lee.example");
     let page = app
         .post_as(
             &two,

@@ -22,6 +22,8 @@ pub struct Operations {
     /// Why the console can't open, by server state.
     pub console_unavailable: fn(&str) -> &'static str,
     pub console_too_many: &'static str,
+    /// Why the portal closed an open console (the tunnel's close codes).
+    pub console_closed_why: fn(&str) -> &'static str,
     pub snapshots_title: &'static str,
     pub snapshots_advice_title: &'static str,
     pub snapshots_advice: &'static str,

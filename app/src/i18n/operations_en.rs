@@ -28,6 +28,13 @@ pub static OPERATIONS_EN: Operations = Operations {
         "maintenance" => "The host is being repaired in the window you accepted; the console opens when it is back.",
         _ => "The console is not available for this server now.",
     },
+    console_closed_why: |code| match code {
+        "signed-out" => "Disconnected: you signed out.",
+        "access-withdrawn" => "Disconnected: your access to this server was withdrawn.",
+        "moved" => "Disconnected: the server moved to another host. Reconnect.",
+        "unreachable" => "Disconnected: the server’s BMC did not answer. Try again in a minute.",
+        _ => "Disconnected: the server is no longer available.",
+    },
     console_too_many: "Too many console openings in a short time. Wait a few minutes.",
     snapshots_title: "Snapshots",
     snapshots_advice_title: "Snapshot before you touch drivers",

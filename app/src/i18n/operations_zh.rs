@@ -28,6 +28,13 @@ pub static OPERATIONS_ZH: Operations = Operations {
         "maintenance" => "宿主机正在您接受的窗口内维修，恢复后即可打开控制台。",
         _ => "此服务器的控制台目前不可用。",
     },
+    console_closed_why: |code| match code {
+        "signed-out" => "已断开：您已退出登录。",
+        "access-withdrawn" => "已断开：您对此服务器的访问权限已被撤销。",
+        "moved" => "已断开：服务器已迁移到另一台主机，请重新连接。",
+        "unreachable" => "已断开：服务器的 BMC 没有响应，请稍后再试。",
+        _ => "已断开：服务器当前不可用。",
+    },
     console_too_many: "短时间内打开控制台的次数过多。请等几分钟。",
     snapshots_title: "快照",
     snapshots_advice_title: "在动驱动程序之前先做快照",

@@ -25,6 +25,34 @@ pub struct ConsoleView {
     pub unavailable: Option<String>,
 }
 
+/// The tunnel's close codes and what they mean in `lang`, for the page's
+/// script: a server state gets the sentence that explains it.
+fn close_reasons(lang: domain::Lang) -> String {
+    let t = operations(lang);
+    let mut reasons = serde_json::Map::new();
+    for code in [
+        "signed-out",
+        "access-withdrawn",
+        "server-gone",
+        "moved",
+        "unreachable",
+    ] {
+        reasons.insert(code.into(), (t.console_closed_why)(code).into());
+    }
+    for state in [
+        "suspended",
+        "cancelled",
+        "pending",
+        "provisioning",
+        "failed",
+        "restoring",
+        "maintenance",
+    ] {
+        reasons.insert(state.into(), (t.console_unavailable)(state).into());
+    }
+    serde_json::Value::Object(reasons).to_string()
+}
+
 #[component]
 pub fn ConsolePage() -> impl IntoView {
     let Some(lang) = route_lang() else {
@@ -73,6 +101,7 @@ pub fn ConsolePage() -> impl IntoView {
                 data-connecting=t.console_connecting
                 data-connected=t.console_connected
                 data-closed=t.console_closed
+                data-reasons=close_reasons(lang)
                 data-refused=t.console_refused
                 data-paste-denied=t.console_paste_denied
                 aria-label=title

@@ -259,7 +259,7 @@ async fn relay(
         Ok(stream) => stream,
         Err(error) => {
             tracing::warn!(%error, host = %opening.host_name, "connecting to the BMC failed");
-            let _ = to_browser.send(close("console unreachable".into())).await;
+            let _ = to_browser.send(close(console::UNREACHABLE.into())).await;
             return;
         }
     };

@@ -529,6 +529,17 @@ pub fn stock_cell_text(body: &str, site: &str, plan: &str) -> String {
     strip_tags(cell.split_once('>').map_or("", |(_, rest)| rest))
 }
 
+/// A member's user id, from the hidden field of their row on the members page.
+pub fn user_id_of(members_page: &str, email: &str) -> String {
+    let at = members_page
+        .find(&format!("data-member=\"{email}\""))
+        .expect("member row");
+    let rest = &members_page[at..];
+    let needle = "name=\"user_id\" value=\"";
+    let v = &rest[rest.find(needle).expect("user id") + needle.len()..];
+    v.split('"').next().unwrap_or_default().to_owned()
+}
+
 pub fn strip_tags(html: &str) -> String {
     let mut out = String::new();
     let mut in_tag = false;
