@@ -79,6 +79,14 @@ pub struct Config {
     /// a server move to another host (comma-separated).
     #[arg(long, env = "FLEET_DEV_FAULTY_HOSTS", value_delimiter = ',')]
     pub fleet_dev_faulty_hosts: Vec<String>,
+    /// Simulated fleet: host names whose corrected ECC errors climb, so
+    /// Fleet health marks them degraded (comma-separated).
+    #[arg(long, env = "FLEET_DEV_DEGRADING_HOSTS", value_delimiter = ',')]
+    pub fleet_dev_degrading_hosts: Vec<String>,
+    /// How often Fleet health reads every rented host's last day of
+    /// telemetry, in seconds.
+    #[arg(long, env = "FLEET_HEALTH_SECS", default_value_t = 300)]
+    pub fleet_health_secs: u64,
     /// The company that issues invoices: legal name, as printed on them.
     #[arg(
         long,
@@ -188,6 +196,8 @@ impl Config {
             run_workers: true,
             fleet_dev_step_ms: 10,
             fleet_dev_faulty_hosts: Vec::new(),
+            fleet_dev_degrading_hosts: Vec::new(),
+            fleet_health_secs: 300,
             seller_name: "Example GPU Hosting B.V. (development)".to_owned(),
             seller_address: "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands".to_owned(),
             seller_country: "NL".to_owned(),

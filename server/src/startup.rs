@@ -140,10 +140,13 @@ impl Application {
                 None
             }
         };
-        let fleet: Arc<dyn backend::fleet::Fleet> = Arc::new(backend::fleet::dev::DevFleet::new(
-            Duration::from_millis(config.fleet_dev_step_ms),
-            config.fleet_dev_faulty_hosts.iter().cloned(),
-        ));
+        let fleet: Arc<dyn backend::fleet::Fleet> = Arc::new(
+            backend::fleet::dev::DevFleet::new(
+                Duration::from_millis(config.fleet_dev_step_ms),
+                config.fleet_dev_faulty_hosts.iter().cloned(),
+            )
+            .degrading(config.fleet_dev_degrading_hosts.iter().cloned()),
+        );
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,

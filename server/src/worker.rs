@@ -24,6 +24,8 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
         let mut tick: u32 = 0;
         let every = Duration::from_secs(state.config.stripe_reconcile_secs.max(1));
         let mut reconciled = std::time::Instant::now();
+        let health_every = Duration::from_secs(state.config.fleet_health_secs.max(1));
+        let mut health_checked: Option<std::time::Instant> = None;
         loop {
             if state.db.pool.is_closed() {
                 return;
@@ -31,6 +33,10 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
             take_jobs(&state, &runner, &slots).await;
             if tick.is_multiple_of(HOUSEKEEPING_EVERY) {
                 housekeeping(&state).await;
+            }
+            if health_checked.is_none_or(|at| at.elapsed() >= health_every) {
+                health_checked = Some(std::time::Instant::now());
+                fleet_health(&state).await;
             }
             if let Some(client) = state
                 .stripe
@@ -97,6 +103,25 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
             }
             drop(permit);
         });
+    }
+}
+
+/// Fleet health (backend::servers::health): hosts whose cards log
+/// corrected memory errors too fast are marked degraded.
+async fn fleet_health(state: &AppState) {
+    let catalog = match state.facts.current().await {
+        Ok(v) => v.facts.catalog.clone(),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "loading the catalog failed");
+            return;
+        }
+    };
+    match backend::servers::health::check(&state.db, &state.clock, state.fleet.as_ref(), &catalog)
+        .await
+    {
+        Ok(0) => {}
+        Ok(marked) => tracing::info!(marked, "fleet health marked hosts degraded"),
+        Err(error) => tracing::error!(error = %format!("{error:#}"), "fleet health failed"),
     }
 }
 

@@ -9,7 +9,10 @@ mod common;
 
 use common::{server_id, strip_tags, TestApp, TestDb};
 
-on_both_databases!(an_accepted_window_is_not_downtime_but_an_outage_after_it_is);
+on_both_databases!(
+    an_accepted_window_is_not_downtime_but_an_outage_after_it_is,
+    fleet_health_marks_a_host_whose_card_logs_memory_errors,
+);
 
 /// 2026-11-10 00:00 UTC.
 const START: i64 = 1_794_268_800;
@@ -253,5 +256,37 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         text.contains("SLA 2026-11 · trainer · 99.9767% · 10 min · 10%€142.00"),
         "{text}"
     );
+    app.finish().await;
+}
+
+/// Fleet health reads the telemetry: a card logging corrected memory errors
+/// far faster than a healthy one (six an hour here) marks its host
+/// degraded, with no one at the staff page.
+async fn fleet_health_marks_a_host_whose_card_logs_memory_errors(db: TestDb) {
+    let app = TestApp::spawn_configured(db, backend::Clock::system(), |config| {
+        config.fleet_dev_degrading_hosts = vec!["sin-g-l40s-x2-001".to_owned()];
+        config.fleet_health_secs = 1;
+    })
+    .await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app
+        .place_order(&owner, "g-l40s-x2", "sin", &[("name", "trainer")])
+        .await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    let server = format!("/en/servers/{id}");
+    let body = app
+        .wait_for(&owner, &server, "data-event=\"host.degraded\"")
+        .await;
+    assert!(
+        strip_tags(&body).contains("reports a fault (card 1: 144 corrected memory errors in 24 h)"),
+        "the reason names the card and the count"
+    );
+    app.wait_for_mail("owner@a.example", "trainer: its host reports a fault")
+        .await;
+    // Once: later checks skip a host that is degraded already.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let body = app.get_as(&owner, &server).await.body;
+    assert_eq!(body.matches("data-event=\"host.degraded\"").count(), 1);
     app.finish().await;
 }

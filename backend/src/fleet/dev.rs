@@ -17,6 +17,9 @@ use super::{
 pub struct DevFleet {
     pub step_delay: Duration,
     pub faulty_hosts: HashSet<String>,
+    /// Hosts whose corrected ECC errors climb (six an hour on the first
+    /// card), as a card does before it fails.
+    pub degrading_hosts: HashSet<String>,
     /// The hosts' simulated BMCs, serving consoles on loopback ports.
     pub bmc: DevBmc,
 }
@@ -26,8 +29,14 @@ impl DevFleet {
         DevFleet {
             step_delay,
             faulty_hosts: faulty_hosts.into_iter().collect(),
+            degrading_hosts: HashSet::new(),
             bmc: DevBmc::new(),
         }
+    }
+
+    pub fn degrading(mut self, hosts: impl IntoIterator<Item = String>) -> DevFleet {
+        self.degrading_hosts = hosts.into_iter().collect();
+        self
     }
 }
 
@@ -148,11 +157,24 @@ impl Fleet for DevFleet {
                 "unreasonable telemetry range".into(),
             ));
         }
+        let degrading = self.degrading_hosts.contains(host);
         Ok((0..=(to - from) / step)
-            .map(|i| simulated_sample(host, cards, from + i * step))
+            .map(|i| {
+                let t = from + i * step;
+                let mut sample = simulated_sample(host, cards, t);
+                if degrading {
+                    if let Some(first) = sample.ecc_corrected.first_mut() {
+                        *first += (t - DEGRADING_SINCE).max(0) / 600;
+                    }
+                }
+                sample
+            })
             .collect())
     }
 }
+
+/// When the simulated degrading cards started to climb (2026-01-01).
+const DEGRADING_SINCE: i64 = 1_767_225_600;
 
 /// A small deterministic pseudo-random number for (host, card, t).
 fn noise(host: &str, card: u32, t: i64) -> i64 {

@@ -5,6 +5,7 @@
 
 pub mod cancellation;
 pub mod failures;
+pub mod health;
 mod mail_texts;
 pub mod maintenance;
 pub mod notices;
