@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::console::{open, open_at, session_cookie, ticket, Stream, ORIGIN};
+use common::console::{connect, open, session_cookie, ticket, Stream, ORIGIN};
 use common::{server_id, TestApp, TestDb};
 use futures_util::StreamExt;
 use std::time::Duration;
@@ -63,13 +63,7 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
         Some(403)
     );
     assert_eq!(open(&app, &cookie, &path, None).await.err(), Some(403));
-    let socket = open(&app, &cookie, &path, Some(ORIGIN))
-        .await
-        .expect("the tunnel opens");
-    let mut vnc = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut vnc = connect(&app.base, &cookie, &path).await;
     assert_eq!(vnc.read_exact(12).await, b"RFB 003.008\n");
     vnc.send(b"RFB 003.008\n").await;
     assert_eq!(vnc.read_exact(2).await, [1, 1], "one security type: None");
@@ -105,13 +99,7 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
 
     // Serial: the login prompt answers input.
     let (_, path) = ticket(&app, &cookie, &id, "serial").await;
-    let socket = open(&app, &cookie, &path, Some(ORIGIN))
-        .await
-        .expect("serial opens");
-    let mut serial = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut serial = connect(&app.base, &cookie, &path).await;
     serial.read_until("login: ").await;
     serial.send(b"root\r").await;
     let echoed = serial.read_until("Password: ").await;
@@ -122,13 +110,7 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
     // load balancer redeems a ticket this one issued, once.
     let other = app.replica(clock.clone(), |_| {}).await;
     let (_, path) = ticket(&app, &cookie, &id, "serial").await;
-    let socket = open_at(&other, &cookie, &path, Some(ORIGIN))
-        .await
-        .expect("the other replica opens it");
-    let mut serial = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut serial = connect(&other, &cookie, &path).await;
     serial.read_until("login: ").await;
     drop(serial);
     assert_eq!(
@@ -189,13 +171,7 @@ async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
     let (_owner, id) = running_server(&app).await;
     let cookie = session_cookie(&app, "owner@a.example").await;
     let (_, path) = ticket(&app, &cookie, &id, "serial").await;
-    let socket = open(&app, &cookie, &path, Some(ORIGIN))
-        .await
-        .expect("serial opens");
-    let mut serial = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut serial = connect(&app.base, &cookie, &path).await;
     serial.read_until("login: ").await;
     let response = app
         .client
@@ -221,13 +197,7 @@ async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
     let cookie = session_cookie(&app, "tech@a.example").await;
     let (status, path) = ticket(&app, &cookie, &id, "serial").await;
     assert_eq!(status, 200, "a technical member opens the console");
-    let socket = open(&app, &cookie, &path, Some(ORIGIN))
-        .await
-        .expect("serial opens");
-    let mut serial = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut serial = connect(&app.base, &cookie, &path).await;
     serial.read_until("login: ").await;
     // The owner makes them a billing member: money only, no console.
     let members = app.get_as(&owner, "/en/members").await.body;

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::console::{open, session_cookie, ticket, Stream, ORIGIN};
+use common::console::{connect, session_cookie, ticket};
 use common::{server_id, TestApp, TestDb};
 use std::time::{Duration, Instant};
 
@@ -47,13 +47,7 @@ async fn console_tunnel_figures() {
     for _ in 0..PER_MEMBER {
         let started = Instant::now();
         let (_, path) = ticket(&app, &cookie, &id, "serial").await;
-        let socket = open(&app, &cookie, &path, Some(ORIGIN))
-            .await
-            .expect("opens");
-        let mut serial = Stream {
-            socket,
-            buffer: Vec::new(),
-        };
+        let mut serial = connect(&app.base, &cookie, &path).await;
         serial.read_exact(1).await;
         opening.push(started.elapsed());
     }
@@ -65,13 +59,7 @@ async fn console_tunnel_figures() {
     // 2. Graphical: full 640×400 Raw frames, 32 bpp (1,024,000 bytes each).
     let others = members(&app, &owner, "viewer", 1).await;
     let (_, path) = ticket(&app, &others[0], &id, "vnc").await;
-    let socket = open(&app, &others[0], &path, Some(ORIGIN))
-        .await
-        .expect("opens");
-    let mut vnc = Stream {
-        socket,
-        buffer: Vec::new(),
-    };
+    let mut vnc = connect(&app.base, &others[0], &path).await;
     vnc.read_exact(12).await;
     vnc.send(b"RFB 003.008\n").await;
     vnc.read_exact(2).await;
@@ -110,13 +98,7 @@ async fn console_tunnel_figures() {
         let cookie = &cookies[n / PER_MEMBER];
         let (status, path) = ticket(&app, cookie, &id, "serial").await;
         assert_eq!(status, 200, "ticket {n}");
-        let socket = open(&app, cookie, &path, Some(ORIGIN))
-            .await
-            .expect("opens");
-        consoles.push(Stream {
-            socket,
-            buffer: Vec::new(),
-        });
+        consoles.push(connect(&app.base, cookie, &path).await);
     }
     let prompts = futures_util::future::join_all(
         consoles

@@ -149,6 +149,13 @@ pub async fn accept(
     .execute(&mut *tx)
     .await
     .context("adding the member")?;
+    // They joined to work there: it is where they land when they sign in.
+    sqlx::query("update users set last_organization_id = $1 where id = $2")
+        .bind(&org)
+        .bind(&user.id)
+        .execute(&mut *tx)
+        .await
+        .context("remembering the organization")?;
     let entry = Entry {
         organization_id: Some(&org),
         user_id: Some(&user.id),

@@ -112,8 +112,8 @@ pub async fn membership_in(
     row.as_ref().map(membership_from_row).transpose()
 }
 
-/// Remembers the organization a user chose (or joined by invitation) as
-/// where they land when they next sign in.
+/// Remembers the organization a user chose as where they land when they
+/// next sign in (accepting an invitation does the same in its transaction).
 pub async fn remember_choice(db: &Db, user_id: &str, organization_id: &str) -> anyhow::Result<()> {
     sqlx::query("update users set last_organization_id = $1 where id = $2")
         .bind(organization_id)

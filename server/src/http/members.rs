@@ -289,14 +289,6 @@ pub async fn accept_invite(
             if let Err(error) = session.insert(ORGANIZATION, &m.organization_id).await {
                 tracing::error!(%error, "switching to the joined organization failed");
             }
-            let remembered = backend::organizations::remember_choice(
-                &state.db,
-                &current.user.id,
-                &m.organization_id,
-            );
-            if let Err(error) = remembered.await {
-                tracing::error!(error = %format!("{error:#}"), "remembering the organization failed");
-            }
             Redirect::to(&format!("/{}/account", lang.code())).into_response()
         }
         Err(error) => {

@@ -95,6 +95,18 @@ pub struct Stream {
     pub buffer: Vec<u8>,
 }
 
+/// Opens the tunnel at `base` from our own origin; the test fails if it is
+/// refused.
+pub async fn connect(base: &str, cookie: &str, path: &str) -> Stream {
+    let socket = open_at(base, cookie, path, Some(ORIGIN))
+        .await
+        .unwrap_or_else(|status| panic!("the console did not open: {status}"));
+    Stream {
+        socket,
+        buffer: Vec::new(),
+    }
+}
+
 impl Stream {
     pub async fn fill(&mut self) -> bool {
         let next = tokio::time::timeout(Duration::from_secs(10), self.socket.next())
