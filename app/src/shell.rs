@@ -10,7 +10,11 @@ use crate::context::lang_of_path;
 use crate::portal::{
     account::AccountPage, audit::AuditPage, login::LoginPage, members, recovery, signup::SignupPage,
 };
-use crate::storefront::{configure::ConfigurePage, home::HomePage, not_found::NotFound};
+use crate::storefront::{
+    configure::ConfigurePage,
+    home::HomePage,
+    not_found::{ErrorPage, NotFound},
+};
 
 /// The document around every page. Storefront pages carry no scripts.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -39,6 +43,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    if crate::portal::from_parts::<crate::portal::Outage>().is_some() {
+        let lang = use_context::<http::request::Parts>()
+            .and_then(|parts| lang_of_path(parts.uri.path()))
+            .unwrap_or_default();
+        return view! { <ErrorPage lang /> }.into_any();
+    }
     view! {
         <Router>
             <Routes fallback=|| view! { <NotFound /> }>
@@ -76,6 +86,7 @@ pub fn App() -> impl IntoView {
             </Routes>
         </Router>
     }
+    .into_any()
 }
 
 /// The language named by the `:lang` route parameter; `None` for anything

@@ -176,10 +176,10 @@ pub async fn redeem(
 /// (logout, expiry) or the server stopped being available (suspended,
 /// cancelled, failed). Checked by the tunnel every few seconds, against
 /// the database, so it holds whichever replica the change went through.
-pub async fn reason_to_close(db: &Db, opening: &Opening) -> Option<String> {
-    // Session expiry is kept in system time (the session store's), not
-    // the business clock, which a test or demo may have moved.
-    match crate::sessions::load(db, &opening.session_id, Clock::system().now()).await {
+pub async fn reason_to_close(db: &Db, clock: &Clock, opening: &Opening) -> Option<String> {
+    // Session expiry is kept in the application's clock, like the session
+    // store's.
+    match crate::sessions::load(db, &opening.session_id, clock.now()).await {
         Ok(Some(_)) => {}
         Ok(None) => return Some(SIGNED_OUT.into()),
         // A database hiccup is no reason to cut a live console.

@@ -93,6 +93,31 @@ impl Db {
         tx.context("starting a transaction")
     }
 
+    /// A consistent copy of a SQLite database, taken while it serves
+    /// (`VACUUM INTO` reads one snapshot; writers carry on). PostgreSQL is
+    /// backed up with its own tools (docs/OPERATIONS.md).
+    pub async fn backup_sqlite(&self, to: &std::path::Path) -> anyhow::Result<()> {
+        if self.backend != Backend::Sqlite {
+            anyhow::bail!(
+                "this is PostgreSQL: back it up with pg_dump or continuous archiving \
+                 (docs/OPERATIONS.md, \"Back-ups\")"
+            );
+        }
+        if to.exists() {
+            anyhow::bail!("{} exists already; back-ups never overwrite", to.display());
+        }
+        let target = to
+            .to_str()
+            .context("the back-up path is not valid UTF-8")?
+            .to_owned();
+        sqlx::query("vacuum into $1")
+            .bind(target)
+            .execute(&self.pool)
+            .await
+            .context("copying the database")?;
+        Ok(())
+    }
+
     /// Cheap round trip for readiness checks.
     pub async fn ping(&self) -> anyhow::Result<()> {
         sqlx::query("select 1")

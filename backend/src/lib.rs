@@ -11,6 +11,7 @@ pub mod console;
 pub mod db;
 pub mod demo;
 pub mod fleet;
+pub mod housekeeping;
 pub mod inventory;
 pub mod jobs;
 pub mod latency;

@@ -110,14 +110,50 @@ pub async fn claim(db: &Db, now: i64, limit: i64) -> anyhow::Result<Vec<OutboxEn
     Ok(claimed)
 }
 
+/// Marks a message delivered and strips its links: once in the recipient's
+/// mailbox, a stored reset or invitation link is only a way in for whoever
+/// reads the table.
 pub async fn mark_sent(db: &Db, id: &str, now: i64) -> anyhow::Result<()> {
-    sqlx::query("update mail_outbox set sent_at = $1, claimed_until = null where id = $2")
-        .bind(now)
+    let body: String = sqlx::query_scalar("select body from mail_outbox where id = $1")
         .bind(id)
+        .fetch_one(&db.pool)
+        .await
+        .context("reading sent mail")?;
+    sqlx::query(
+        "update mail_outbox set sent_at = $1, claimed_until = null, body = $2 where id = $3",
+    )
+    .bind(now)
+    .bind(without_links(&body))
+    .bind(id)
+    .execute(&db.pool)
+    .await
+    .context("marking mail sent")?;
+    Ok(())
+}
+
+/// The body with every http(s) link replaced by a marker.
+pub fn without_links(body: &str) -> String {
+    body.split_inclusive(char::is_whitespace)
+        .map(|word| {
+            let trimmed = word.trim_end();
+            if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
+                format!("[link removed after sending]{}", &word[trimmed.len()..])
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect()
+}
+
+/// Sent mail older than `keep_secs` is deleted; unsent mail is kept while
+/// it may still be delivered (and in development, where it is the outbox).
+pub async fn purge_sent(db: &Db, now: i64, keep_secs: i64) -> anyhow::Result<u64> {
+    let done = sqlx::query("delete from mail_outbox where sent_at is not null and sent_at < $1")
+        .bind(now - keep_secs)
         .execute(&db.pool)
         .await
-        .context("marking mail sent")?;
-    Ok(())
+        .context("purging sent mail")?;
+    Ok(done.rows_affected())
 }
 
 /// Records a failed attempt; the next waits 1, 2, 5, 10, 17… minutes.
@@ -133,4 +169,18 @@ pub async fn mark_failed(db: &Db, id: &str, error: &str, now: i64) -> anyhow::Re
     .await
     .context("recording a failed send")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_links;
+
+    #[test]
+    fn sent_bodies_keep_their_words_but_no_links() {
+        let body = "Reset your password:\nhttps://gpu.example.com/en/reset?token=abc\n\nThanks";
+        assert_eq!(
+            without_links(body),
+            "Reset your password:\n[link removed after sending]\n\nThanks"
+        );
+    }
 }

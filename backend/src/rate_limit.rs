@@ -2,8 +2,9 @@
 //! events: at most `max` events per key in any `window` seconds.
 
 use anyhow::Context;
+use sqlx::{Any, Transaction};
 
-use crate::db::new_id;
+use crate::db::{new_id, Backend};
 use crate::Db;
 
 pub struct Limit {
@@ -25,13 +26,15 @@ pub const MAIL_PER_RECIPIENT: Limit = Limit {
 /// Records an event for each key if all are under their limit; otherwise
 /// records nothing and returns the seconds until one more is allowed.
 pub async fn take(db: &Db, keys: &[(&str, &Limit)], now: i64) -> anyhow::Result<Result<(), i64>> {
+    let mut tx = db.begin().await?;
+    lock_keys(db, &mut tx, keys).await?;
     let mut wait = 0;
     for (key, limit) in keys {
         let (count, oldest): (i64, Option<i64>) =
             sqlx::query_as("select count(*), min(at) from rate_events where key = $1 and at > $2")
                 .bind(key)
                 .bind(now - limit.window)
-                .fetch_one(&db.pool)
+                .fetch_one(&mut *tx)
                 .await
                 .context("counting rate events")?;
         if count >= limit.max {
@@ -46,11 +49,39 @@ pub async fn take(db: &Db, keys: &[(&str, &Limit)], now: i64) -> anyhow::Result<
             .bind(new_id())
             .bind(key)
             .bind(now)
-            .execute(&db.pool)
+            .execute(&mut *tx)
             .await
             .context("recording a rate event")?;
     }
+    tx.commit().await.context("committing the rate events")?;
     Ok(Ok(()))
+}
+
+/// Each key is counted and recorded by one request at a time, so parallel
+/// requests can't all pass the count before any of them is recorded. There
+/// is no row per key to lock, so PostgreSQL takes a transaction-scoped
+/// advisory lock per key (in one order, so two requests never wait on each
+/// other in a circle); SQLite's immediate transactions are serial already.
+async fn lock_keys(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+    keys: &[(&str, &Limit)],
+) -> anyhow::Result<()> {
+    if db.backend != Backend::Postgres {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
+    names.sort_unstable();
+    names.dedup();
+    for key in names {
+        // 7407: the rate limits' own space of advisory locks.
+        sqlx::query("select 1 from (select pg_advisory_xact_lock(7407, hashtext($1))) l")
+            .bind(key)
+            .execute(&mut **tx)
+            .await
+            .context("locking a rate limit")?;
+    }
+    Ok(())
 }
 
 /// Console tickets per user: a page opening and some reconnects, not a

@@ -6,6 +6,13 @@ use sqlx::Row;
 
 use crate::Db;
 
+/// A session not used for this long is over (DESIGN §5). Expiry is kept in
+/// the application's clock, like the 12-hour absolute limit.
+pub const IDLE_SECS: i64 = 30 * 60;
+/// Activity moves the expiry at most this often, so an active user costs
+/// one session write a minute, not one per request.
+pub const TOUCH_EVERY_SECS: i64 = 60;
+
 /// The record's data and expiry, if it exists and has not expired.
 pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<(String, i64)>> {
     let row =
@@ -24,25 +31,44 @@ pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<(String,
     .transpose()
 }
 
+/// Updates a live session. Never inserts: a request still in flight when
+/// logout, a password reset or expiry deleted the record must not bring it
+/// back (only `insert_new` creates sessions).
 pub async fn save(
     db: &Db,
     id: &str,
     user_id: Option<&str>,
     data: &str,
-    expires_at: i64,
+    now: i64,
 ) -> anyhow::Result<()> {
     sqlx::query(
-        "insert into sessions (id, user_id, data, expires_at) values ($1, $2, $3, $4) \
-         on conflict (id) do update set user_id = excluded.user_id, data = excluded.data, \
-         expires_at = excluded.expires_at",
+        "update sessions set user_id = $2, data = $3, expires_at = $4 \
+         where id = $1 and expires_at > $5",
     )
     .bind(id)
     .bind(user_id)
     .bind(data)
-    .bind(expires_at)
+    .bind(now + IDLE_SECS)
+    .bind(now)
     .execute(&db.pool)
     .await
     .context("saving a session")?;
+    Ok(())
+}
+
+/// Activity outside ordinary requests (typing in an open console) keeps a
+/// live session from going idle; at most one write a minute.
+pub async fn touch(db: &Db, id: &str, now: i64) -> anyhow::Result<()> {
+    sqlx::query(
+        "update sessions set expires_at = $2 where id = $1 and expires_at > $3 and expires_at < $4",
+    )
+    .bind(id)
+    .bind(now + IDLE_SECS)
+    .bind(now)
+    .bind(now + IDLE_SECS - TOUCH_EVERY_SECS)
+    .execute(&db.pool)
+    .await
+    .context("keeping a session alive")?;
     Ok(())
 }
 
@@ -53,8 +79,9 @@ pub async fn insert_new(
     id: &str,
     user_id: Option<&str>,
     data: &str,
-    expires_at: i64,
+    now: i64,
 ) -> anyhow::Result<bool> {
+    let expires_at = now + IDLE_SECS;
     let done = sqlx::query(
         "insert into sessions (id, user_id, data, expires_at) values ($1, $2, $3, $4) on conflict (id) do nothing",
     )
@@ -85,14 +112,5 @@ pub async fn delete_for_user(db: &Db, user_id: &str, keep: Option<&str>) -> anyh
         .execute(&db.pool)
         .await
         .context("ending a user's sessions")?;
-    Ok(done.rows_affected())
-}
-
-pub async fn purge_expired(db: &Db, now: i64) -> anyhow::Result<u64> {
-    let done = sqlx::query("delete from sessions where expires_at <= $1")
-        .bind(now)
-        .execute(&db.pool)
-        .await
-        .context("purging expired sessions")?;
     Ok(done.rows_affected())
 }

@@ -106,6 +106,21 @@ pub fn add_months(unix: i64, months: u32) -> i64 {
     days_from_civil(year, month, day) * 86_400 + seconds
 }
 
+/// The first boundary of a monthly term anchored at `anchor` (the start of
+/// the first term) that lies after `after`. Counting from the anchor keeps
+/// its day: a term begun on 31 January renews on 28 February, then 31 March
+/// (stepping from the previous renewal would stay on the 28th for good).
+pub fn next_term_boundary(anchor: i64, after: i64) -> i64 {
+    let (y1, m1, _) = civil_from_days(anchor.div_euclid(86_400));
+    let (y2, m2, _) = civil_from_days(after.div_euclid(86_400));
+    let apart = (y2 * 12 + i64::from(m2)) - (y1 * 12 + i64::from(m1));
+    let mut n = u32::try_from(apart.max(0)).unwrap_or(0);
+    while add_months(anchor, n) <= after {
+        n += 1;
+    }
+    add_months(anchor, n)
+}
+
 fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
@@ -144,5 +159,22 @@ mod tests {
         assert_eq!(add_months(at("2027-01-31"), 1), at("2027-02-28"));
         assert_eq!(add_months(at("2028-01-31"), 1), at("2028-02-29"));
         assert_eq!(add_months(at("2026-03-31"), 3), at("2026-06-30"));
+    }
+
+    #[test]
+    fn terms_keep_the_anchor_day() {
+        let at = |s: &str| parse_utc(s).unwrap_or_default();
+        let anchor = at("2027-01-31T09:00:00Z");
+        let feb = next_term_boundary(anchor, anchor);
+        assert_eq!(feb, at("2027-02-28T09:00:00Z"));
+        let mar = next_term_boundary(anchor, feb);
+        assert_eq!(mar, at("2027-03-31T09:00:00Z"), "not the 28th for good");
+        assert_eq!(next_term_boundary(anchor, mar), at("2027-04-30T09:00:00Z"));
+        assert_eq!(
+            next_term_boundary(anchor, at("2027-04-30T09:00:00Z")),
+            at("2027-05-31T09:00:00Z")
+        );
+        // Between boundaries: the next one.
+        assert_eq!(next_term_boundary(anchor, at("2027-03-01")), mar);
     }
 }

@@ -41,6 +41,12 @@ pub struct Config {
     /// `production` does neither and turns on HSTS and JSON logs.
     #[arg(long, env = "APP_ENV", value_enum, default_value_t = Environment::Development)]
     pub environment: Environment,
+    /// Let development mode serve a public URL that is not on loopback
+    /// (a demo on a shared host). Development mode means insecure cookies,
+    /// no HSTS, a public sealing key, demo hosts and the mail outbox page,
+    /// so without this it refuses to start anywhere but 127.0.0.1/localhost.
+    #[arg(long, env = "ALLOW_DEVELOPMENT_OFF_LOOPBACK", default_value_t = false, action = clap::ArgAction::Set)]
+    pub allow_development_off_loopback: bool,
     /// Folder with the built site (CSS, icons, wasm), as cargo-leptos writes it.
     #[arg(long, env = "LEPTOS_SITE_ROOT", default_value = "target/site")]
     pub site_root: PathBuf,
@@ -158,6 +164,12 @@ pub enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Copy the SQLite database, consistently, while the server runs.
+    Backup {
+        /// The new file (never overwritten).
+        #[arg(long)]
+        to: PathBuf,
+    },
     /// Stripe: sync the catalog to Products and monthly Prices.
     #[command(subcommand)]
     Stripe(crate::ops::StripeCommand),
@@ -187,6 +199,7 @@ impl Config {
             listen_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             public_base_url: "http://127.0.0.1".to_owned(),
             environment: Environment::Development,
+            allow_development_off_loopback: false,
             site_root: PathBuf::from("target/site"),
             smtp_url: None,
             client_ip_header: None,
@@ -229,6 +242,67 @@ impl Config {
 
     pub fn development(&self) -> bool {
         self.environment == Environment::Development
+    }
+
+    /// A forgotten `APP_ENV` must not put development mode on the internet.
+    pub fn check_safe_to_serve(&self) -> anyhow::Result<()> {
+        if self.development()
+            && !self.allow_development_off_loopback
+            && !is_loopback_url(&self.public_base_url)
+        {
+            anyhow::bail!(
+                "refusing to serve {} in development mode (insecure cookies, no HSTS, a public \
+                 sealing key, demo hosts): set APP_ENV=production, or \
+                 ALLOW_DEVELOPMENT_OFF_LOOPBACK=true for a demo",
+                self.public_base_url
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Whether a URL's host is this machine: 127.0.0.0/8, `[::1]` or localhost.
+fn is_loopback_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_url;
+
+    #[test]
+    fn only_this_machine_is_loopback() {
+        for url in [
+            "http://127.0.0.1:3000",
+            "http://localhost",
+            "http://[::1]:8080/x",
+            "http://127.8.0.1",
+        ] {
+            assert!(is_loopback_url(url), "{url}");
+        }
+        for url in [
+            "https://gpu.example.com",
+            "http://127.0.0.1.evil.com",
+            "http://localhost@evil.com",
+            "http://10.0.0.1:3000",
+            "http://[::2]",
+        ] {
+            assert!(!is_loopback_url(url), "{url}");
+        }
     }
 }
 

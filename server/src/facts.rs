@@ -6,6 +6,7 @@ use anyhow::Context;
 use app::context::StorefrontFacts;
 use backend::stock_watch::StockWatch;
 use backend::{catalog, inventory, latency, Clock, Db};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
 
 pub struct FactsCache {
@@ -15,6 +16,9 @@ pub struct FactsCache {
     /// Show distance estimates while no measurements exist (development).
     estimates: bool,
     current: RwLock<Current>,
+    /// When the database last confirmed the facts: what a page served while
+    /// the database is unreachable says its stock is "as of".
+    confirmed_at: AtomicI64,
 }
 
 #[derive(Clone)]
@@ -45,6 +49,7 @@ impl FactsCache {
             watch,
             estimates,
             current: RwLock::new(empty),
+            confirmed_at: AtomicI64::new(0),
         })
     }
 
@@ -53,6 +58,9 @@ impl FactsCache {
     pub async fn current(&self) -> anyhow::Result<Versioned> {
         let token = self.watch.token().await?;
         let now = self.clock.now();
+        // The token was read after `now` began: the facts it vouches for are
+        // current as of `now`.
+        self.confirmed_at.fetch_max(now, Ordering::Relaxed);
         {
             let current = self
                 .current
@@ -97,6 +105,11 @@ impl FactsCache {
             generation: 0,
             facts: Arc::new(fresh),
         })
+    }
+
+    /// The last moment the database confirmed the facts (0: never).
+    pub fn confirmed_at(&self) -> i64 {
+        self.confirmed_at.load(Ordering::Relaxed)
     }
 
     async fn read(&self) -> anyhow::Result<StorefrontFacts> {

@@ -10,6 +10,7 @@ async fn main() -> std::process::ExitCode {
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => server::startup::serve(cli.config).await,
         Command::Migrate => server::ops::migrate(&cli.config).await,
+        Command::Backup { to } => server::ops::backup(&cli.config, &to).await,
         Command::Hosts(cmd) => server::ops::hosts(&cli.config, cmd).await,
         Command::Latency(cmd) => server::ops::latency(&cli.config, cmd).await,
         Command::Mail(cmd) => server::ops::mail(&cli.config, cmd).await,

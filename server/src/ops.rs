@@ -112,6 +112,13 @@ fn operator() -> String {
     std::env::var("USER").map_or_else(|_| "operator".to_owned(), |u| format!("operator:{u}"))
 }
 
+pub async fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<()> {
+    let db = Db::connect(config.database_url.expose(), 1).await?;
+    db.backup_sqlite(to).await?;
+    println!("backed up to {}", to.display());
+    Ok(())
+}
+
 pub async fn migrate(config: &Config) -> anyhow::Result<()> {
     open(config).await?;
     println!("migrations applied");

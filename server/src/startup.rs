@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
 use crate::http::{
-    alerts, auth, billing, console, finance, headers, health, inventory, keys, lang, members,
-    orders, page_cache, portal, seo, servers, staff, two_factor,
+    alerts, auth, billing, console, finance, headers, health, input, inventory, keys, lang,
+    members, orders, page_cache, portal, seo, servers, staff, two_factor,
 };
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
@@ -213,6 +213,7 @@ impl Application {
 }
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    config.check_safe_to_serve()?;
     let app = Application::build(config.clone()).await?;
     tracing::info!(port = app.port(), base_url = %config.public_base_url, environment = ?config.environment, "listening");
     app.run_until_stopped().await?;
@@ -389,6 +390,7 @@ fn router(state: Arc<AppState>) -> Router {
     let secure = !state.config.development();
     let sessions = SessionManagerLayer::new(DbSessionStore {
         db: state.db.clone(),
+        clock: state.clock.clone(),
     })
     .with_name(if secure { "__Host-session" } else { "session" })
     .with_secure(secure)
@@ -396,7 +398,7 @@ fn router(state: Arc<AppState>) -> Router {
     .with_same_site(SameSite::Lax)
     .with_path("/")
     .with_expiry(Expiry::OnInactivity(
-        tower_sessions::cookie::time::Duration::minutes(30),
+        tower_sessions::cookie::time::Duration::seconds(backend::sessions::IDLE_SECS),
     ));
     let mut portal_posts: Router<Arc<AppState>> = Router::new();
     for (method, path) in PORTAL_HANDLERS {
@@ -405,12 +407,18 @@ fn router(state: Arc<AppState>) -> Router {
     let portal_pages: Router<Arc<AppState>> = Router::new()
         .leptos_routes_with_context(&options, portal_routes, context.clone(), shell.clone())
         .with_state(options.clone());
+    let not_found_page =
+        leptos_axum::render_app_to_stream_with_context(context.clone(), shell.clone());
     let portal_router = portal_posts
         .merge(portal_pages)
         .layer(from_fn(page_cache::clean_html))
         .layer(from_fn_with_state(state.clone(), auth::load_viewer))
+        .layer(from_fn_with_state(state.clone(), input::refuse_unstorable))
         .layer(from_fn_with_state(state.clone(), auth::reject_cross_site))
         .layer(sessions)
+        .layer(from_fn(move |req, next| {
+            lang::known_language(not_found_page.clone(), req, next)
+        }))
         .layer(TimeoutLayer::with_status_code(
             http::StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_secs(20),

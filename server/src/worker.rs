@@ -26,6 +26,7 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
         let mut reconciled = std::time::Instant::now();
         let health_every = Duration::from_secs(state.config.fleet_health_secs.max(1));
         let mut health_checked: Option<std::time::Instant> = None;
+        let mut purged_at: Option<i64> = None;
         loop {
             if state.db.pool.is_closed() {
                 return;
@@ -33,6 +34,11 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
             take_jobs(&state, &runner, &slots).await;
             if tick.is_multiple_of(HOUSEKEEPING_EVERY) {
                 housekeeping(&state).await;
+            }
+            let now = state.clock.now();
+            if purged_at.is_none_or(|at| now - at >= backend::housekeeping::EVERY_SECS) {
+                purged_at = Some(now);
+                purge(&state).await;
             }
             if health_checked.is_none_or(|at| at.elapsed() >= health_every) {
                 health_checked = Some(std::time::Instant::now());
@@ -103,6 +109,20 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
             }
             drop(permit);
         });
+    }
+}
+
+/// Retention (backend::housekeeping): expired sessions, old rate events,
+/// failed logins, sent mail, finished jobs and processed Stripe events.
+async fn purge(state: &AppState) {
+    match backend::housekeeping::purge(&state.db, state.clock.now()).await {
+        Ok(purged) => {
+            let purged: Vec<_> = purged.into_iter().filter(|(_, n)| *n > 0).collect();
+            if !purged.is_empty() {
+                tracing::info!(?purged, "purged records past their retention");
+            }
+        }
+        Err(error) => tracing::error!(error = %format!("{error:#}"), "purging failed"),
     }
 }
 

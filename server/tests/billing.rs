@@ -11,6 +11,7 @@ on_both_databases!(
     a_running_server_is_invoiced_each_term_with_vat_and_credit,
     the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids,
     an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid,
+    a_rebuild_keeps_a_suspended_servers_network_cut,
 );
 
 /// 2026-11-30 00:53:20 UTC.
@@ -371,5 +372,57 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
         .await;
     let doc = app.get_as(&owner, &format!("/en/invoices/{invoice}")).await;
     assert!(strip_tags(&doc.body).contains("Paid on"));
+    app.finish().await;
+}
+
+/// A suspended server whose host fails is rebuilt on another host; the
+/// install brings that host's network up, and the server must not get it
+/// back unpaid: the network follows the billing state, not the job.
+async fn a_rebuild_keeps_a_suspended_servers_network_cut(db: TestDb) {
+    let clock = backend::Clock::manual(START);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let id = running_server(&app, &owner, "NL").await;
+    app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
+    let server = format!("/en/servers/{id}");
+    clock.advance(15 * DAY);
+    app.post_as(&owner, "/en/login", "/en/login", &relogin_fields(), &[])
+        .await;
+    app.wait_for(&owner, &server, "data-event=\"billing.past_due\"")
+        .await;
+    clock.advance(8 * DAY);
+    app.post_as(&owner, "/en/login", "/en/login", &relogin_fields(), &[])
+        .await;
+    let page = app
+        .wait_for(&owner, &server, "data-event=\"network.cut\"")
+        .await;
+    assert!(strip_tags(&page).contains("Public network cut"));
+
+    let host = app.host_names("fra", "g-ada", "allocated");
+    assert_eq!(host.len(), 1, "{host:?}");
+    let staff = app.staff("ops@host.example").await;
+    let set = app
+        .post_as(
+            &staff,
+            "/en/staff/hosts",
+            "/en/staff/hosts/set",
+            &[
+                ("name", &host[0]),
+                ("state", "failed"),
+                ("reason", "PSU failed"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(set.location(), "/en/staff/hosts?done=1");
+    let page = app
+        .wait_for(&owner, &server, "data-event=\"rebuilt\"")
+        .await;
+    assert_eq!(
+        page.matches("data-event=\"network.cut\"").count(),
+        2,
+        "the new host's network is cut too"
+    );
+    assert!(!page.contains("data-event=\"network.restored\""));
     app.finish().await;
 }

@@ -215,7 +215,7 @@ impl Replica {
         let child = Command::new(env!("CARGO_BIN_EXE_server"))
             .env("DATABASE_URL", database_url)
             .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
-            .env("PUBLIC_BASE_URL", "https://gpu.example.com")
+            .env("PUBLIC_BASE_URL", format!("http://127.0.0.1:{port}"))
             .env("FLEET_DEV_STEP_MS", "10")
             .env("RUST_LOG", "warn")
             .spawn()

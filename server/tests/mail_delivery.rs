@@ -132,5 +132,19 @@ async fn queued_mail_is_delivered_over_smtp(db: TestDb) {
         delivered.contains("/en/verify?token="),
         "the link is in the body: {delivered}"
     );
+    // Once delivered, the stored copy keeps no working link: whoever reads
+    // the table (or a backup) can't use it to take the account over.
+    let mut stored = String::new();
+    for _ in 0..100 {
+        stored = app.last_mail("ann@example.com");
+        if stored.contains("[link removed after sending]") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        stored.contains("[link removed after sending]") && !stored.contains("token="),
+        "{stored}"
+    );
     app.finish().await;
 }

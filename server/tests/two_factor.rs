@@ -10,7 +10,9 @@ use totp_rs::{Algorithm, Secret, TOTP};
 
 on_both_databases!(
     enrol_then_log_in_with_a_code,
+    a_right_password_buys_no_free_code_guesses,
     turning_off_needs_password_and_code,
+    staff_in_production_need_two_factor_and_no_outbox,
     owners_can_require_it
 );
 
@@ -187,6 +189,90 @@ async fn enrol_then_log_in_with_a_code(db: TestDb) {
     app.finish().await;
 }
 
+/// Whoever knows the password must not get five fresh code guesses per
+/// login: wrong codes are counted across logins and lock the code step, even
+/// for the right code, until the lock runs out.
+async fn a_right_password_buys_no_free_code_guesses(db: TestDb) {
+    let clock = Clock::manual(1_796_000_010);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let email = "guess@example.com";
+    let b = app.member(email, "Guess", "").await;
+    let (secret, _) = enrol(&app, &b, email, clock.now()).await;
+    for round in 0..5 {
+        let attacker = app.browser();
+        let page = password_step(&app, &attacker, email).await;
+        assert_eq!(page.location(), "/en/login/code", "round {round}");
+        let page = app
+            .post_as(
+                &attacker,
+                "/en/login/code",
+                "/en/login/code",
+                &[("code", "000000")],
+                &[],
+            )
+            .await;
+        assert_eq!(page.status, 401, "round {round}: {}", page.body);
+        clock.advance(60);
+    }
+    let attacker = app.browser();
+    assert_eq!(
+        password_step(&app, &attacker, email).await.location(),
+        "/en/login/code"
+    );
+    let right = code(&secret, email, clock.now());
+    let page = app
+        .post_as(
+            &attacker,
+            "/en/login/code",
+            "/en/login/code",
+            &[("code", &right)],
+            &[],
+        )
+        .await;
+    assert_eq!(
+        page.status, 429,
+        "the code step is locked, even for the right code"
+    );
+    assert!(
+        page.body.contains("Too many failed attempts"),
+        "{}",
+        page.body
+    );
+
+    // After the lock, the owner gets in, and a full login forgives the count.
+    clock.advance(15 * 60);
+    let owner = app.browser();
+    assert_eq!(
+        password_step(&app, &owner, email).await.location(),
+        "/en/login/code"
+    );
+    let right = code(&secret, email, clock.now());
+    let page = app
+        .post_as(
+            &owner,
+            "/en/login/code",
+            "/en/login/code",
+            &[("code", &right)],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/account", "{}", page.body);
+    clock.advance(30);
+    let next = app.browser();
+    password_step(&app, &next, email).await;
+    let page = app
+        .post_as(
+            &next,
+            "/en/login/code",
+            "/en/login/code",
+            &[("code", "111111")],
+            &[],
+        )
+        .await;
+    assert_eq!(page.status, 401, "counting starts again after a full login");
+    app.finish().await;
+}
+
 async fn turning_off_needs_password_and_code(db: TestDb) {
     let clock = Clock::manual(1_796_000_010);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
@@ -266,5 +352,39 @@ async fn owners_can_require_it(db: TestDb) {
         audit.body.contains("data-action=\"2fa.required\"")
             && audit.body.contains("data-action=\"2fa.enabled\"")
     );
+    app.finish().await;
+}
+
+/// In production, staff pages (which reach every customer) need 2FA, and
+/// the mail outbox, whose bodies hold working reset and invitation links,
+/// does not exist.
+async fn staff_in_production_need_two_factor_and_no_outbox(db: TestDb) {
+    let clock = Clock::manual(1_796_000_010);
+    let app = TestApp::spawn_configured(db, clock.clone(), |config| {
+        config.environment = server::config::Environment::Production;
+        config.secret_key = Some(server::config::Redacted("ab".repeat(32)));
+        config.seller_iban = "NL91 ABNA 0417 1643 00".to_owned();
+    })
+    .await;
+    let email = "ops@gpu.example.com";
+    let staff = app.staff(email).await;
+    for path in [
+        "/en/staff",
+        "/en/staff/hosts",
+        "/en/staff/finance",
+        "/zh/staff/outbox",
+    ] {
+        let page = app.get_as(&staff, path).await;
+        assert!(
+            page.location().ends_with("/account/2fa"),
+            "{path}: {}",
+            page.status
+        );
+    }
+    enrol(&app, &staff, email, clock.now()).await;
+    let page = app.get_as(&staff, "/en/staff").await;
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("/en/staff/outbox"), "no outbox link");
+    assert_eq!(app.get_as(&staff, "/en/staff/outbox").await.status, 404);
     app.finish().await;
 }

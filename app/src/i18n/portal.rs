@@ -67,6 +67,7 @@ pub struct Portal {
     pub err_link: &'static str,
     pub err_forbidden: &'static str,
     pub err_unavailable: &'static str,
+    pub err_unstorable: &'static str,
     pub nav_members: &'static str,
     pub nav_audit: &'static str,
     pub members_title: &'static str,

@@ -67,6 +67,7 @@ pub static PORTAL_EN: Portal = Portal {
     err_link: "This link is invalid, has expired or was already used. Please ask for a new one.",
     err_forbidden: "This request came from another site and was refused. Please submit the form on this site again.",
     err_unavailable: "The service is unavailable for a moment. Please try again shortly; nothing you entered has been lost.",
+    err_unstorable: "The form contains characters that can’t be stored (such as a null byte). Remove them and try again.",
     nav_members: "Members",
     nav_audit: "Audit log",
     members_title: "Organization members",

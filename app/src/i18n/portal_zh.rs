@@ -68,6 +68,7 @@ pub static PORTAL_ZH: Portal = Portal {
     err_link: "此链接无效、已过期或已被使用。请重新申请。",
     err_forbidden: "此请求来自其他网站，已被拒绝。请在本站页面上重新提交。",
     err_unavailable: "服务暂时不可用，请稍后再试。您填写的内容没有丢失。",
+    err_unstorable: "表单中包含无法保存的字符（例如空字节），请删除后重试。",
     nav_members: "成员",
     nav_audit: "审计日志",
     members_title: "组织成员",

@@ -55,6 +55,12 @@ pub struct ViewerUser {
     pub is_staff: bool,
 }
 
+/// Set by the server when the database could not say who is asking: the
+/// page is the translated "temporarily unavailable" one (503), never a
+/// sign-in form that would suggest the visitor was logged out.
+#[derive(Clone, Copy, Debug)]
+pub struct Outage;
+
 /// Set by the server when the viewer's role does not allow the page.
 #[derive(Clone, Copy, Debug)]
 pub struct Denied;
@@ -94,6 +100,8 @@ pub enum FormError {
     /// A rate limit on mail we send: seconds until another is allowed.
     TooMany(i64),
     Unavailable,
+    /// Input with characters no database stores (a NUL byte).
+    Unstorable,
     ServerName,
     Choice,
     SshKey,
@@ -143,6 +151,7 @@ impl FormError {
             FormError::BadCode => p.err_code.to_owned(),
             FormError::TooMany(secs) => (p.err_too_many)(((secs + 59) / 60).max(1)),
             FormError::Unavailable => p.err_unavailable.to_owned(),
+            FormError::Unstorable => p.err_unstorable.to_owned(),
             FormError::ServerName => o.err_server_name.to_owned(),
             FormError::Choice => o.err_choice.to_owned(),
             FormError::SshKey => o.err_ssh_key.to_owned(),

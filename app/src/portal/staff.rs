@@ -68,7 +68,9 @@ pub fn StaffPage() -> impl IntoView {
             <section class="section portal-form wide" aria-labelledby="staff-title">
                 <h1 id="staff-title">{p.staff_title}</h1>
                 <ul class="site-list">
-                    <li><a href=href(lang, "/staff/outbox")>{p.staff_outbox}</a></li>
+                    {crate::context::use_site_info()
+                        .development
+                        .then(|| view! { <li><a href=href(lang, "/staff/outbox")>{p.staff_outbox}</a></li> })}
                     <li><a href=href(lang, "/staff/audit")>{p.audit_title}</a></li>
                 </ul>
                 <h2>{p.staff_organizations}</h2>

@@ -4,7 +4,7 @@
 use anyhow::Context;
 use sqlx::Row;
 
-use super::{mail_texts, normalize_email, password, tokens, AccountError, Links, User};
+use super::{mail_texts, normalize_email, tokens, AccountError, Links, User};
 use crate::audit::{self, Entry};
 use crate::{mail, Clock, Db};
 
@@ -19,19 +19,6 @@ pub enum LifecycleError {
     LastOwner,
 }
 
-async fn check_password(db: &Db, user: &User, current: &str) -> Result<(), AccountError> {
-    let hash: String = sqlx::query_scalar("select password_hash from users where id = $1")
-        .bind(&user.id)
-        .fetch_one(&db.pool)
-        .await
-        .context("reading the password")?;
-    if password::verify(current.to_owned(), Some(hash)).await? {
-        Ok(())
-    } else {
-        Err(AccountError::BadCredentials)
-    }
-}
-
 /// Sends a confirmation link to the new address. If that address already
 /// has an account, its owner is told instead and the answer is the same.
 pub async fn request_email_change(
@@ -43,7 +30,7 @@ pub async fn request_email_change(
     new_email: &str,
 ) -> Result<(), AccountError> {
     let new_email = normalize_email(new_email)?;
-    check_password(db, user, current_password).await?;
+    super::reauthenticate(db, clock, user, current_password).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting an email change")?;
     let taken: i64 = sqlx::query_scalar("select count(*) from users where email = $1")
@@ -160,7 +147,7 @@ pub async fn delete_account(
     user: &User,
     current_password: &str,
 ) -> Result<(), LifecycleError> {
-    check_password(db, user, current_password).await?;
+    super::reauthenticate(db, clock, user, current_password).await?;
     let now = clock.now();
     let mut tx = db
         .begin()

@@ -254,9 +254,9 @@ pub async fn log_in(
 ) -> Result<User, AccountError> {
     let now = clock.now();
     let email = normalize_email(email).unwrap_or_else(|_| email.trim().to_lowercase());
-    if let Some(wait) = throttle::wait_before_attempt(db, &email, ip, now).await? {
-        return Err(AccountError::Throttled(wait));
-    }
+    let attempt = throttle::begin(db, throttle::Factor::Password, &email, Some(ip), now)
+        .await?
+        .map_err(AccountError::Throttled)?;
     let found = user_with_hash(db, &email).await?;
     let (user, hash) = match found {
         Some((user, hash)) => (Some(user), Some(hash)),
@@ -279,18 +279,54 @@ pub async fn log_in(
     };
     match user {
         Some(user) if ok => {
+            attempt.forgive(db).await?;
             if !user.verified {
                 return Err(AccountError::NotVerified);
             }
-            throttle::clear_account(db, &email).await?;
+            // With a second factor the login is not done yet: earlier
+            // failures are forgiven only once the code is right too.
+            if !two_factor::is_enabled(db, &user.id).await? {
+                throttle::clear_account(db, &email).await?;
+            }
             audit::record(&db.pool, &entry("login.succeeded")).await?;
             Ok(user)
         }
         _ => {
-            throttle::record_failure(db, &email, ip, now).await?;
+            // The attempt stays counted as a failure.
             audit::record(&db.pool, &entry("login.failed")).await?;
             Err(AccountError::BadCredentials)
         }
+    }
+}
+
+/// Checks a signed-in user's current password before a sensitive change
+/// (password, email, deleting the account, turning 2FA off), under the same
+/// per-account throttle as logins: a borrowed session can't guess it.
+pub async fn reauthenticate(
+    db: &Db,
+    clock: &Clock,
+    user: &User,
+    current: &str,
+) -> Result<(), AccountError> {
+    let attempt = throttle::begin(
+        db,
+        throttle::Factor::Password,
+        &user.email,
+        None,
+        clock.now(),
+    )
+    .await?
+    .map_err(AccountError::Throttled)?;
+    let hash: String = sqlx::query_scalar("select password_hash from users where id = $1")
+        .bind(&user.id)
+        .fetch_one(&db.pool)
+        .await
+        .context("reading the password")?;
+    if password::verify(current.to_owned(), Some(hash)).await? {
+        attempt.forgive(db).await?;
+        Ok(())
+    } else {
+        Err(AccountError::BadCredentials)
     }
 }
 
@@ -389,12 +425,7 @@ pub async fn change_password(
     let user = user_by_id(db, user_id)
         .await?
         .ok_or(AccountError::BadCredentials)?;
-    let (_, hash) = user_with_hash(db, &user.email)
-        .await?
-        .ok_or(AccountError::BadCredentials)?;
-    if !password::verify(current.to_owned(), Some(hash)).await? {
-        return Err(AccountError::BadCredentials);
-    }
+    reauthenticate(db, clock, &user, current).await?;
     password::check(new_password, &[&user.email, &user.name]).map_err(AccountError::Password)?;
     let hash = password::hash(new_password.to_owned()).await?;
     let now = clock.now();

@@ -6,7 +6,7 @@ use anyhow::Context;
 use sqlx::Row;
 use totp_rs::{Algorithm, Secret, TOTP};
 
-use super::{password, tokens, User};
+use super::{throttle, tokens, User};
 use crate::audit::{self, Entry};
 use crate::{Clock, Db};
 
@@ -19,6 +19,8 @@ pub enum TwoFactorError {
     BadCode,
     #[error("the password is wrong")]
     BadPassword,
+    #[error("too many wrong attempts; retry in {0} s")]
+    Throttled(i64),
     #[error(transparent)]
     Db(#[from] anyhow::Error),
 }
@@ -213,6 +215,24 @@ pub async fn verify(
     }
 }
 
+/// `verify` under the account's count of wrong codes (and the client
+/// address's, where there is one), which locks the code step after a few.
+pub async fn verify_counted(
+    db: &Db,
+    clock: &Clock,
+    sealer: &crate::sealing::Sealer,
+    user: &User,
+    code: &str,
+    ip: Option<&str>,
+) -> Result<(), TwoFactorError> {
+    let attempt = throttle::begin(db, throttle::Factor::Code, &user.email, ip, clock.now())
+        .await?
+        .map_err(TwoFactorError::Throttled)?;
+    verify(db, clock, sealer, user, code).await?;
+    attempt.forgive(db).await?;
+    Ok(())
+}
+
 /// Turns 2FA off after re-authentication: the password and a current code.
 pub async fn disable(
     db: &Db,
@@ -222,15 +242,14 @@ pub async fn disable(
     current_password: &str,
     code: &str,
 ) -> Result<(), TwoFactorError> {
-    let hash: String = sqlx::query_scalar("select password_hash from users where id = $1")
-        .bind(&user.id)
-        .fetch_one(&db.pool)
+    super::reauthenticate(db, clock, user, current_password)
         .await
-        .context("reading the password")?;
-    if !password::verify(current_password.to_owned(), Some(hash)).await? {
-        return Err(TwoFactorError::BadPassword);
-    }
-    verify(db, clock, sealer, user, code).await?;
+        .map_err(|error| match error {
+            super::AccountError::Throttled(secs) => TwoFactorError::Throttled(secs),
+            super::AccountError::Db(error) => TwoFactorError::Db(error),
+            _ => TwoFactorError::BadPassword,
+        })?;
+    verify_counted(db, clock, sealer, user, code, None).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting to disable 2FA")?;
     sqlx::query("update users set totp_secret = null, totp_enabled_at = null, totp_last_step = null, updated_at = $1 where id = $2")

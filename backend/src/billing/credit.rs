@@ -6,7 +6,7 @@ use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
 
 use super::numbering;
-use crate::db::new_id;
+use crate::db::{new_id, Backend};
 use crate::{audit, Db};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,16 +94,25 @@ pub async fn issue_to(
 }
 
 /// Uses open credit, oldest first, against an amount; answers the credit
-/// applied.
+/// applied. The open notes are locked as they are read (SQLite's immediate
+/// transactions are serial already): two replicas invoicing one customer at
+/// once would otherwise both spend what is left on the same note. (The
+/// invoice number's counter happens to serialise invoices of one year
+/// today; the note must not depend on what its caller did first.)
 pub(crate) async fn apply(
+    db: &Db,
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
     amount_cents: i64,
 ) -> anyhow::Result<i64> {
-    let open = sqlx::query(
+    let lock = match db.backend {
+        Backend::Postgres => "for update",
+        Backend::Sqlite => "",
+    };
+    let open = sqlx::query(&format!(
         "select id, remaining_cents from credit_notes where organization_id = $1 \
-         and remaining_cents > 0 order by created_at, id",
-    )
+         and remaining_cents > 0 order by created_at, id {lock}"
+    ))
     .bind(organization_id)
     .fetch_all(&mut **tx)
     .await

@@ -263,7 +263,7 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
         "number,issued,due,status,customer,country,vat_id,period_start,period_end,net,vat_treatment,vat_rate,vat,total,credit,amount_due,currency,paid\n",
     );
     for i in invoices {
-        let cents = |m: Money| format!("{}.{:02}", m.cents / 100, (m.cents % 100).abs());
+        let cents = |m: Money| decimal(m.cents);
         let row = [
             i.number.clone().unwrap_or_default(),
             domain::time::format_date(i.issued_at),
@@ -291,9 +291,21 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
     out
 }
 
-/// Quotes a field when needed, and defuses spreadsheet formulas.
+/// Cents as a plain decimal with its sign: -50 is `-0.50` (integer
+/// division used to drop the sign of amounts under one euro).
+fn decimal(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
+/// Quotes a field when needed, and defuses spreadsheet formulas (a number,
+/// negative or not, is no formula and stays a number).
 fn csv_field(raw: &str) -> String {
-    let safe = if raw.starts_with(['=', '+', '-', '@']) {
+    let number = raw
+        .strip_prefix('-')
+        .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    let safe = if !number && raw.starts_with(['=', '+', '-', '@']) {
         format!("'{raw}")
     } else {
         raw.to_owned()
@@ -302,5 +314,22 @@ fn csv_field(raw: &str) -> String {
         format!("\"{}\"", safe.replace('"', "\"\""))
     } else {
         safe
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{csv_field, decimal};
+
+    #[test]
+    fn negative_amounts_keep_their_sign_and_stay_numbers() {
+        assert_eq!(decimal(-50), "-0.50");
+        assert_eq!(decimal(-12_345), "-123.45");
+        assert_eq!(decimal(7), "0.07");
+        assert_eq!(decimal(30_734), "307.34");
+        assert_eq!(csv_field(&decimal(-50)), "-0.50");
+        assert_eq!(csv_field("-1+2"), "'-1+2");
+        assert_eq!(csv_field("=SUM(A1)"), "'=SUM(A1)");
+        assert_eq!(csv_field("-"), "'-");
     }
 }

@@ -59,7 +59,10 @@ pub async fn invoice_due(
         let (period_start, period_end) = if first {
             (term_start, renews_at)
         } else {
-            (renews_at, domain::time::add_months(renews_at, 1))
+            (
+                renews_at,
+                domain::time::next_term_boundary(term_start, renews_at),
+            )
         };
         let due = Due {
             server_id: r.try_get("id")?,
@@ -139,7 +142,7 @@ async fn issue_for(
         return Ok(false);
     }
     let number = numbering::next(&mut tx, "INV", now).await?;
-    let credit = credit::apply(&mut tx, &due.organization_id, quote.total.cents).await?;
+    let credit = credit::apply(db, &mut tx, &due.organization_id, quote.total.cents).await?;
     let amount_due = quote.total.cents - credit;
     let (name, address, vat_id) = match &profile {
         Some(p) => (

@@ -112,7 +112,7 @@ pub async fn place(
     .bind(site.code.as_str())
     .bind(&name)
     .bind(image.as_str())
-    .bind(new.addons.join("\n"))
+    .bind(quote_addons(&new.addons).join("\n"))
     .bind(keys.join("\n"))
     .bind(&new.billing_method)
     .bind(&billing_country)
@@ -213,4 +213,15 @@ async fn find_by_key(db: &Db, organization_id: &str, key: &str) -> anyhow::Resul
         .fetch_optional(&db.pool)
         .await
         .context("looking up the order key")
+}
+
+/// The add-ons as ordered: each once, in the order first named.
+fn quote_addons(named: &[String]) -> Vec<String> {
+    let mut once: Vec<String> = Vec::new();
+    for id in named {
+        if !once.contains(id) {
+            once.push(id.clone());
+        }
+    }
+    once
 }

@@ -60,8 +60,12 @@ pub async fn quote(
     at: i64,
 ) -> anyhow::Result<Result<Quote, PriceError>> {
     let country_code = billed.country;
-    let mut addons = Vec::new();
+    let mut addons: Vec<(String, _)> = Vec::new();
     for id in addon_ids {
+        // An add-on is had once, however often a form names it.
+        if addons.iter().any(|(have, _)| have == id) {
+            continue;
+        }
         match catalog.addon(id).and_then(|a| a.price_for(&plan.id)) {
             Some(price) => addons.push((id.clone(), price)),
             None => return Ok(Err(PriceError::UnknownAddon(id.clone()))),

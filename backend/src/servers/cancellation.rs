@@ -29,11 +29,17 @@ pub enum CancelError {
 }
 
 /// The dates a server can be cancelled on: the end of its current term and
-/// the next ones.
-pub fn term_ends(renews_at: i64) -> Vec<i64> {
-    (0..TERMS_AHEAD)
-        .map(|n| domain::time::add_months(renews_at, n))
-        .collect()
+/// the next ones, counted from the first term's start so they keep its day.
+pub fn term_ends(term_start: Option<i64>, renews_at: i64) -> Vec<i64> {
+    let mut ends = vec![renews_at];
+    for _ in 1..TERMS_AHEAD {
+        let last = ends[ends.len() - 1];
+        ends.push(match term_start {
+            Some(anchor) => domain::time::next_term_boundary(anchor, last),
+            None => domain::time::add_months(last, 1),
+        });
+    }
+    ends
 }
 
 /// Checks a cancellation request without recording it (so billing can be
@@ -59,7 +65,7 @@ pub async fn check(
     let renews = server
         .renews_at
         .ok_or_else(|| ServerError::Busy(server.state.clone()))?;
-    if !term_ends(renews).contains(&at) || server.cancelled_at.is_some() {
+    if !term_ends(server.term_start, renews).contains(&at) || server.cancelled_at.is_some() {
         return Err(CancelError::BadDate);
     }
     Ok(server)
@@ -171,8 +177,12 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
     for row in &due {
         let id: String = row.try_get("id")?;
         let mut tx = db.begin().await?;
+        // The date is checked again in the claim: a revoke that landed
+        // since the select above (another replica, a slower clock) wins,
+        // and the server is not wiped.
         let claimed = sqlx::query(
-            "update servers set cancelled_at = $1, updated_at = $1 where id = $2 and cancelled_at is null",
+            "update servers set cancelled_at = $1, updated_at = $1 \
+             where id = $2 and cancelled_at is null and cancel_at is not null and cancel_at <= $1",
         )
         .bind(now)
         .bind(&id)

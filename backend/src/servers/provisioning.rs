@@ -48,8 +48,7 @@ impl Runner {
             POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
             REBUILD => self.rebuild(job).await,
             WIPE => self.wipe(job).await,
-            SUSPEND => self.network(job, false).await,
-            RESUME => self.network(job, true).await,
+            SUSPEND | RESUME => self.network(job).await,
             super::snapshots::TAKE => self.take_snapshot(job).await,
             super::snapshots::RESTORE => self.restore_snapshot(job).await,
             super::snapshots::DELETE => self.delete_snapshot(job).await,
@@ -112,6 +111,16 @@ impl Runner {
                         reason,
                     ));
                 }
+            }
+        }
+        // An install (or a rebuild after a host failure) brings the network
+        // up; a server suspended for non-payment meanwhile must not get it.
+        if let Some(host) = server.host_name.as_deref() {
+            if let Err(error) = self.apply_network(&server.id, host).await {
+                return Ok(Outcome::RetryAt(
+                    self.clock.now() + 15 * job.attempts,
+                    format!("{error:#}"),
+                ));
             }
         }
         self.finish(&server).await?;
@@ -401,15 +410,18 @@ impl Runner {
         Ok(Outcome::Done)
     }
 
-    /// Suspension and its end: the network follows the billing state.
-    async fn network(&self, job: &Job, enabled: bool) -> anyhow::Result<Outcome> {
+    /// Suspension and its end: the network follows the billing state as it
+    /// is when the job runs, not the job's kind, so a suspend and a resume
+    /// that run late or out of order still leave the network as billing
+    /// wants it.
+    async fn network(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         let Some(host) = server.host_name.as_deref() else {
             return Ok(Outcome::Done);
         };
-        match self.fleet.set_network(host, enabled).await {
+        match self.apply_network(&server.id, host).await {
             Ok(()) => Ok(Outcome::Done),
             Err(error) if job.attempts < MAX_ATTEMPTS => Ok(Outcome::RetryAt(
                 self.clock.now() + 30 * job.attempts,
@@ -417,6 +429,51 @@ impl Runner {
             )),
             Err(error) => Ok(Outcome::Dead(error.to_string())),
         }
+    }
+
+    /// Sets the host's public network to what the server's billing state
+    /// asks for now (cut while suspended) and records it on the server.
+    async fn apply_network(&self, server_id: &str, host: &str) -> anyhow::Result<()> {
+        let billing: String = sqlx::query_scalar("select billing_state from servers where id = $1")
+            .bind(server_id)
+            .fetch_one(&self.db.pool)
+            .await
+            .context("reading the billing state")?;
+        let enabled = billing != "suspended";
+        self.fleet.set_network(host, enabled).await?;
+        let kind = if enabled {
+            "network.restored"
+        } else {
+            "network.cut"
+        };
+        let now = self.clock.now();
+        let mut tx = self.db.begin().await?;
+        // Recorded when it changes (on this host: a rebuild moves the
+        // server to a host whose network starts up), not on every repeat.
+        let last = sqlx::query(
+            "select kind, detail from server_events where server_id = $1 \
+             and kind in ('network.cut', 'network.restored') order by at desc, id desc limit 1",
+        )
+        .bind(server_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .context("reading the network's last change")?
+        .map(|r| {
+            Ok::<_, sqlx::Error>((
+                r.try_get::<String, _>("kind")?,
+                r.try_get::<String, _>("detail")?,
+            ))
+        })
+        .transpose()?;
+        let changed = match &last {
+            Some((k, h)) => k != kind || h != host,
+            None => !enabled,
+        };
+        if changed {
+            record_event(&mut tx, server_id, kind, host, now).await?;
+        }
+        tx.commit().await.context("committing")?;
+        Ok(())
     }
 
     /// After a host failure: take another free host at the same site (or

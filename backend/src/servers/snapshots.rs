@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::{get, record_event, Actor, ServerError};
-use crate::db::new_id;
+use crate::db::{new_id, Backend};
 use crate::{jobs, Clock, Db};
 
 /// Snapshots one server may keep.
@@ -144,6 +144,16 @@ pub async fn take(
     running_server(db, actor, server_id).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
+    // One take per server at a time, so parallel requests can't all count
+    // the same snapshots and together pass the quota (SQLite's immediate
+    // transactions are serial already).
+    if db.backend == Backend::Postgres {
+        sqlx::query("select id from servers where id = $1 for update")
+            .bind(server_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .context("locking the server's snapshots")?;
+    }
     let rows = sqlx::query("select name, state from snapshots where server_id = $1")
         .bind(server_id)
         .fetch_all(&mut *tx)

@@ -17,6 +17,9 @@ use super::session_store::USER_KEY;
 use crate::startup::AppState;
 
 const AUTH_AT: &str = "auth_at";
+/// The minute of the last request: changing it marks the session modified,
+/// so the store moves its idle expiry (and the cookie's) with activity.
+const SEEN: &str = "seen";
 const CSRF: &str = "csrf";
 /// The page an anonymous visitor asked for, to return to after login.
 const RETURN_TO: &str = "return_to";
@@ -47,11 +50,13 @@ pub async fn load_viewer(
 ) -> Response {
     let ip = client_ip(&state, &req);
     req.extensions_mut().insert(ClientIp(ip));
+    // A database outage is not "signed out": the visitor gets a translated
+    // 503 and keeps the session, and nothing fails open.
     let (current, viewer) = match identify(&state, &session).await {
         Ok(found) => found,
         Err(error) => {
             tracing::error!(error = %format!("{error:#}"), "loading the session failed");
-            (None, Viewer::default())
+            return unavailable(&state, req).await;
         }
     };
     let path = req.uri().path().to_owned();
@@ -65,7 +70,8 @@ pub async fn load_viewer(
                     }
                     Ok(false) => {}
                     Err(error) => {
-                        tracing::error!(error = %format!("{error:#}"), "checking the 2FA requirement failed")
+                        tracing::error!(error = %format!("{error:#}"), "checking the 2FA requirement failed");
+                        return unavailable(&state, req).await;
                     }
                 }
             }
@@ -87,15 +93,34 @@ pub async fn load_viewer(
     next.run(req).await
 }
 
+/// The page asked for, with the translated "temporarily unavailable" error
+/// and status 503.
+async fn unavailable(state: &AppState, req: Request) -> Response {
+    let (mut parts, _) = req.into_parts();
+    parts.extensions.insert(app::portal::Outage);
+    let mut response = super::portal::render(state, parts, Default::default()).await;
+    *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+    response
+}
+
 /// An organization that requires 2FA lets a member without it reach only
 /// the enrolment page (and log out).
 async fn must_enrol(state: &AppState, current: &CurrentUser, path: &str) -> anyhow::Result<bool> {
-    let Some(m) = &current.membership else {
-        return Ok(false);
-    };
     if path[3..].starts_with("/account/2fa") {
         return Ok(false);
     }
+    // Staff pages reach every customer: in production they need 2FA.
+    let rest = &path[3..];
+    if current.user.is_staff
+        && !state.config.development()
+        && (rest == "/staff" || rest.starts_with("/staff/"))
+        && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?
+    {
+        return Ok(true);
+    }
+    let Some(m) = &current.membership else {
+        return Ok(false);
+    };
     Ok(
         backend::accounts::two_factor::required_by(&state.db, &m.organization_id).await?
             && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?,
@@ -177,10 +202,14 @@ async fn identify(
     let Some(user_id) = session.get::<String>(USER_KEY).await? else {
         return Ok((None, viewer));
     };
+    let now = state.clock.now();
     let auth_at = session.get::<i64>(AUTH_AT).await?.unwrap_or(0);
-    if state.clock.now() - auth_at > ABSOLUTE_SECS {
+    if now - auth_at > ABSOLUTE_SECS {
         return Ok((None, ended(session).await?));
     }
+    session
+        .insert(SEEN, now / backend::sessions::TOUCH_EVERY_SECS)
+        .await?;
     let Some(user) = backend::accounts::user_by_id(&state.db, &user_id).await? else {
         return Ok((None, ended(session).await?));
     };

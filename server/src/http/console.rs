@@ -269,6 +269,9 @@ async fn relay(
     let mut recheck = tokio::time::interval(RECHECK);
     recheck.tick().await;
     tracing::info!(server = %opening.server_id, kind = opening.kind.as_str(), "console opened");
+    // Typing or moving the mouse in the console is activity: it keeps the
+    // session from going idle, checked with the recheck.
+    let mut active = false;
     let why = loop {
         tokio::select! {
             read = bmc_in.read(&mut buffer) => match read {
@@ -281,11 +284,13 @@ async fn relay(
             },
             message = from_browser.next() => match message {
                 Some(Ok(Message::Binary(bytes))) => {
+                    active = true;
                     if bmc_out.write_all(&bytes).await.is_err() {
                         break "BMC gone".to_owned();
                     }
                 }
                 Some(Ok(Message::Text(text))) => {
+                    active = true;
                     if bmc_out.write_all(text.as_bytes()).await.is_err() {
                         break "BMC gone".to_owned();
                     }
@@ -294,7 +299,13 @@ async fn relay(
                 Some(Ok(_)) => {}
             },
             _ = recheck.tick() => {
-                if let Some(reason) = console::reason_to_close(&state.db, &opening).await {
+                if std::mem::take(&mut active) {
+                    let touched = backend::sessions::touch(&state.db, &opening.session_id, state.clock.now());
+                    if let Err(error) = touched.await {
+                        tracing::warn!(error = %format!("{error:#}"), "keeping the console's session alive failed");
+                    }
+                }
+                if let Some(reason) = console::reason_to_close(&state.db, &state.clock, &opening).await {
                     let _ = to_browser.send(close(reason.clone())).await;
                     break reason;
                 }

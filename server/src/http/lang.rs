@@ -69,3 +69,20 @@ pub async fn remember(secure: bool, req: Request, next: Next) -> Response {
     }
     response
 }
+
+/// Portal routes answer only under a language we have. Sign-in protection
+/// and the two-factor rule used to apply only under `/zh` and `/en`, while
+/// handlers took any segment: `/xx/members` skipped both, and
+/// `/%2Fevil.com/login/code` redirected to `//evil.com/login`. Anything else
+/// is the designed 404 page, before a session is even loaded.
+pub async fn known_language<F, Fut>(not_found: F, req: Request, next: Next) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: std::future::Future<Output = Response>,
+{
+    if lang_of_path(req.uri().path()).is_some() {
+        next.run(req).await
+    } else {
+        not_found(req).await
+    }
+}

@@ -8,6 +8,7 @@ pub mod console;
 pub mod finance;
 pub mod headers;
 pub mod health;
+pub mod input;
 pub mod inventory;
 pub mod invoice_pdf;
 pub mod keys;

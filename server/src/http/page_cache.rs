@@ -191,10 +191,31 @@ pub async fn storefront(
     let versioned = match state.facts.current().await {
         Ok(v) => v,
         Err(error) => {
-            // Without facts the page renders its error state (503); never a
-            // guess at stock.
             tracing::error!(error = %format!("{error:#}"), "reading storefront facts failed");
-            return next.run(req).await;
+            // The database is unreachable: the page as last rendered, its
+            // stock stated "as of" the last moment the database confirmed
+            // it (never a guess at stock now). Without one, the page
+            // renders its error state (503).
+            let last = cache_key(&req).and_then(|key| {
+                state
+                    .pages
+                    .pages
+                    .read()
+                    .ok()
+                    .and_then(|p| p.get(&key).cloned())
+            });
+            let confirmed = state.facts.confirmed_at();
+            return match last.filter(|_| confirmed > 0) {
+                Some(page) => {
+                    state
+                        .metrics
+                        .page_cache
+                        .get_or_create(&CacheLabels { result: "stale" })
+                        .inc();
+                    page.respond(confirmed)
+                }
+                None => next.run(req).await,
+            };
         }
     };
     let now = state.clock.now();

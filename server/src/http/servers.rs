@@ -31,7 +31,7 @@ fn row(s: Server) -> ServerRow {
         .collect();
     let cancel_dates = match (s.renews_at, s.cancelled_at, s.state.as_str()) {
         (Some(renews), None, "running" | "rebooting") => {
-            backend::servers::cancellation::term_ends(renews)
+            backend::servers::cancellation::term_ends(s.term_start, renews)
         }
         _ => Vec::new(),
     };
@@ -464,10 +464,17 @@ pub async fn server_post(
                     Ok(server) => server,
                     Err(error) => return unavailable(&state, parts, error).await,
                 };
-                if let Some(sub) =
-                    server.and_then(|s| s.stripe_subscription_id.filter(|_| s.cancel_at.is_some()))
+                // Only a cancellation that can still be taken back here is
+                // taken back at Stripe: past its date the server is being
+                // wiped, and Stripe must stop billing it.
+                let now = state.clock.now();
+                let revocable = |s: &servers::Server| {
+                    s.cancelled_at.is_none() && s.cancel_at.is_some_and(|at| at > now)
+                };
+                if let Some(sub) = server
+                    .filter(revocable)
+                    .and_then(|s| s.stripe_subscription_id)
                 {
-                    let now = state.clock.now();
                     if let Err(error) =
                         backend::billing::stripe::revoke_cancel(client, &sub, now).await
                     {

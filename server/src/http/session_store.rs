@@ -1,9 +1,10 @@
 //! tower-sessions storage on our database (both backends), through the
 //! backend's `sessions` capability. The user id is kept beside the record so
-//! a password change can end the user's other sessions.
+//! a password change can end the user's other sessions. Idle expiry is the
+//! store's, in the application's clock (`sessions::IDLE_SECS`).
 
 use async_trait::async_trait;
-use backend::Db;
+use backend::{Clock, Db};
 use std::collections::HashMap;
 use tower_sessions::cookie::time::OffsetDateTime;
 use tower_sessions::session::{Id, Record};
@@ -15,6 +16,7 @@ pub const USER_KEY: &str = "user_id";
 #[derive(Clone, Debug)]
 pub struct DbSessionStore {
     pub db: Db,
+    pub clock: Clock,
 }
 
 fn backend(error: anyhow::Error) -> Error {
@@ -37,7 +39,7 @@ impl SessionStore for DbSessionStore {
             &record.id.to_string(),
             user.as_deref(),
             &data,
-            record.expiry_date.unix_timestamp(),
+            self.clock.now(),
         )
         .await
         .map_err(backend)?
@@ -55,16 +57,15 @@ impl SessionStore for DbSessionStore {
             &record.id.to_string(),
             user,
             &data,
-            record.expiry_date.unix_timestamp(),
+            self.clock.now(),
         )
         .await
         .map_err(backend)
     }
 
     async fn load(&self, id: &Id) -> Result<Option<Record>> {
-        let now = OffsetDateTime::now_utc();
         let Some((data, expires_at)) =
-            backend::sessions::load(&self.db, &id.to_string(), now.unix_timestamp())
+            backend::sessions::load(&self.db, &id.to_string(), self.clock.now())
                 .await
                 .map_err(backend)?
         else {

@@ -36,6 +36,7 @@ fn tfa_error(error: TwoFactorError) -> FormError {
     match error {
         TwoFactorError::BadCode => FormError::BadCode,
         TwoFactorError::BadPassword => FormError::WrongCurrentPassword,
+        TwoFactorError::Throttled(secs) => FormError::Throttled(secs),
         TwoFactorError::Db(e) => failed(e),
     }
 }
@@ -280,27 +281,29 @@ pub async fn login_code(
         Err(error) => return render(&state, parts, refuse(failed(error))).await,
     };
     let now = state.clock.now();
-    // Codes are guessed like passwords: the same throttle applies.
-    match throttle::wait_before_attempt(&state.db, &user.email, &ip.0, now).await {
-        Ok(Some(wait)) => return render(&state, parts, refuse(FormError::Throttled(wait))).await,
-        Ok(None) => {}
-        Err(error) => return render(&state, parts, refuse(failed(error))).await,
-    }
-    match two_factor::verify(&state.db, &state.clock, &state.sealer, &user, &form.code).await {
+    // Wrong codes have a count of their own that locks this step; a right
+    // password does not reset it.
+    let checked = two_factor::verify_counted(
+        &state.db,
+        &state.clock,
+        &state.sealer,
+        &user,
+        &form.code,
+        Some(&ip.0),
+    );
+    match checked.await {
         Ok(()) => {
             let _ = session.remove::<String>(PENDING_USER).await;
+            // The whole login succeeded: both counts are forgiven.
+            if let Err(error) = throttle::clear_account(&state.db, &user.email).await {
+                return render(&state, parts, refuse(failed(error))).await;
+            }
             match start_login(&session, &user.id, now).await {
                 Ok(()) => {
                     Redirect::to(&super::auth::after_login(&session, lang).await).into_response()
                 }
                 Err(error) => render(&state, parts, refuse(failed(error))).await,
             }
-        }
-        Err(TwoFactorError::BadCode) => {
-            if let Err(error) = throttle::record_failure(&state.db, &user.email, &ip.0, now).await {
-                return render(&state, parts, refuse(failed(error))).await;
-            }
-            render(&state, parts, refuse(FormError::BadCode)).await
         }
         Err(error) => render(&state, parts, refuse(tfa_error(error))).await,
     }

@@ -1,0 +1,90 @@
+//! Retention: what is kept only for a while is deleted on a schedule, so
+//! tables that grow with traffic stay small. What audit and finance need
+//! (the audit log, orders, invoices, credit notes, payments, server events)
+//! is never purged here. docs/OPERATIONS.md lists the periods.
+
+use anyhow::Context;
+
+use crate::Db;
+
+const DAY: i64 = 86_400;
+
+/// One kind of record and how long it is kept.
+struct Retention {
+    what: &'static str,
+    /// A `delete` whose `$1` is the oldest moment still kept.
+    sql: &'static str,
+    keep: i64,
+}
+
+const RETENTION: &[Retention] = &[
+    Retention {
+        what: "expired sessions",
+        // Expiry is itself a moment: kept until then, not longer.
+        sql: "delete from sessions where expires_at <= $1",
+        keep: 0,
+    },
+    Retention {
+        what: "rate-limit events",
+        // The longest rate-limit window is an hour.
+        sql: "delete from rate_events where at < $1",
+        keep: 2 * DAY,
+    },
+    Retention {
+        what: "failed logins",
+        // The longest throttle window (wrong codes) is a day.
+        sql: "delete from login_failures where at < $1",
+        keep: 2 * DAY,
+    },
+    Retention {
+        what: "sent mail",
+        // Bodies lost their links when sent; the rest helps support.
+        sql: "delete from mail_outbox where sent_at is not null and sent_at < $1",
+        keep: 30 * DAY,
+    },
+    Retention {
+        what: "finished jobs",
+        sql: "delete from jobs where state = 'done' and updated_at < $1",
+        keep: 14 * DAY,
+    },
+    Retention {
+        what: "dead jobs",
+        // Kept longer: an operator may still be looking into them.
+        sql: "delete from jobs where state = 'dead' and updated_at < $1",
+        keep: 90 * DAY,
+    },
+    Retention {
+        what: "processed Stripe events",
+        // The event id is what makes a redelivery harmless; Stripe retries
+        // for three days, so 90 leaves a wide margin.
+        sql: "delete from stripe_events where processed_at is not null and processed_at < $1",
+        keep: 90 * DAY,
+    },
+    Retention {
+        what: "used email links",
+        sql: "delete from email_tokens where expires_at < $1",
+        keep: 7 * DAY,
+    },
+];
+
+/// How often each replica purges (any replica may; deletes are idempotent).
+pub const EVERY_SECS: i64 = 3600;
+
+/// Deletes what is past its retention; answers (what, rows deleted).
+pub async fn purge(db: &Db, now: i64) -> anyhow::Result<Vec<(&'static str, u64)>> {
+    let mut purged = Vec::with_capacity(RETENTION.len());
+    for r in RETENTION {
+        let done = sqlx::query(r.sql)
+            .bind(now - r.keep)
+            .execute(&db.pool)
+            .await
+            .with_context(|| format!("purging {}", r.what))?;
+        purged.push((r.what, done.rows_affected()));
+    }
+    Ok(purged)
+}
+
+/// Every kind purged and its period in days, for operators.
+pub fn periods() -> impl Iterator<Item = (&'static str, i64)> {
+    RETENTION.iter().map(|r| (r.what, r.keep / DAY))
+}
