@@ -3,7 +3,9 @@
 //! started again. Customers retry what got no answer, with the same
 //! idempotency key, as a browser's resubmit does. Afterwards every host is
 //! counted once, no order is both placed and lost, every provisioning job
-//! finished exactly once and invoice numbers have no gap.
+//! finished exactly once and invoice numbers have no gap. The same again
+//! in the middle of a burst of Stripe webhooks: every event answered 2xx
+//! is kept and applied exactly once.
 
 mod common;
 
@@ -22,8 +24,13 @@ struct Process {
 
 impl Process {
     async fn start(database_url: &str, port: u16) -> Process {
+        Process::start_with(database_url, port, &[]).await
+    }
+
+    async fn start_with(database_url: &str, port: u16, env: &[(&str, &str)]) -> Process {
         let base = format!("http://127.0.0.1:{port}");
         let child = Command::new(env!("CARGO_BIN_EXE_server"))
+            .envs(env.iter().copied())
             .env("DATABASE_URL", database_url)
             .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
             .env("PUBLIC_BASE_URL", &base)
@@ -326,6 +333,148 @@ async fn a_killed_server_loses_no_order_host_job_or_invoice_on_postgres() {
         );
     }
     println!("killed mid-storm: {unanswered} of {ORDERS} orders unanswered, all settled after the restart");
+    drop(process);
+    app.finish().await;
+}
+
+const WEBHOOK_SECRET: &str = "whsec_crash_test";
+const EVENTS: usize = 200;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Delivers one signed event as Stripe does; `None` if the connection died.
+async fn deliver(client: &reqwest::Client, base: &str, n: usize) -> Option<u16> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let body = format!(
+        r#"{{"id":"evt_crash_{n:04}","object":"event","type":"customer.updated","created":{now},"data":{{"object":{{"id":"cus_{n}","object":"customer"}}}}}}"#
+    );
+    let signature = backend::billing::stripe::signature::sign(WEBHOOK_SECRET, now, body.as_bytes())
+        .expect("signing");
+    let response = client
+        .post(format!("{base}/stripe/webhook"))
+        .header("stripe-signature", format!("t={now},v1={signature}"))
+        .header("content-type", "application/json")
+        .body(body)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .ok()?;
+    Some(response.status().as_u16())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_server_keeps_every_accepted_webhook_on_postgres() {
+    let app = TestApp::spawn_configured(TestDb::Postgres, backend::Clock::system(), |c| {
+        c.run_workers = false;
+    })
+    .await;
+    let port = free_port();
+    // Stripe's API itself is not called in this test (nothing to reconcile
+    // within its minutes); the address is a closed port.
+    let stripe = [
+        ("STRIPE_SECRET_KEY", "sk_test_crash"),
+        ("STRIPE_WEBHOOK_SECRET", WEBHOOK_SECRET),
+        ("STRIPE_API_BASE", "http://127.0.0.1:9"),
+    ];
+    let process = Process::start_with(&app.database_url, port, &stripe).await;
+    let base = process.base.clone();
+    let client = reqwest::Client::new();
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let burst: Vec<_> = (0..EVENTS)
+        .map(|n| {
+            let (client, base, answered) = (client.clone(), base.clone(), answered.clone());
+            tokio::spawn(async move {
+                let status = deliver(&client, &base, n).await;
+                answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                status
+            })
+        })
+        .collect();
+    for _ in 0..1000 {
+        if answered.load(std::sync::atomic::Ordering::SeqCst) >= EVENTS / 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    process.kill();
+    let mut accepted = Vec::new();
+    let mut unanswered = Vec::new();
+    for (n, task) in burst.into_iter().enumerate() {
+        match task.await.expect("joined") {
+            Some(200) => accepted.push(n),
+            _ => unanswered.push(n),
+        }
+    }
+    let db = backend::Db::connect(&app.database_url, 2)
+        .await
+        .expect("db");
+    // Nothing answered 2xx was lost with the process.
+    let kept: Vec<String> = sqlx::query_scalar("select id from stripe_events order by id")
+        .fetch_all(&db.pool)
+        .await
+        .expect("events");
+    for n in &accepted {
+        assert!(
+            kept.contains(&format!("evt_crash_{n:04}")),
+            "accepted event {n} was lost"
+        );
+    }
+
+    // Stripe redelivers what got no 2xx; restarted, the process applies all.
+    let process = Process::start_with(&app.database_url, port, &stripe).await;
+    for n in &unanswered {
+        assert_eq!(
+            deliver(&client, &process.base, *n).await,
+            Some(200),
+            "event {n}"
+        );
+    }
+    // And a duplicate of an accepted one changes nothing.
+    if let Some(n) = accepted.first() {
+        assert_eq!(deliver(&client, &process.base, *n).await, Some(200));
+    }
+    let mut pending = i64::MAX;
+    for _ in 0..1200 {
+        pending = scalar(
+            &db,
+            "select count(*) from stripe_events where processed_at is null",
+        )
+        .await;
+        if pending == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(pending, 0, "every event applied");
+    assert_eq!(
+        scalar(&db, "select count(*) from stripe_events").await,
+        EVENTS as i64
+    );
+    assert_eq!(
+        scalar(&db, "select count(*) from jobs where kind = 'stripe_event'").await,
+        EVENTS as i64,
+        "one apply job per event"
+    );
+    assert_eq!(
+        scalar(
+            &db,
+            "select count(*) from jobs where kind = 'stripe_event' and state <> 'done'"
+        )
+        .await,
+        0
+    );
+    println!(
+        "killed mid-burst: {} of {EVENTS} webhooks accepted before the kill, {} redelivered",
+        accepted.len(),
+        unanswered.len()
+    );
     drop(process);
     app.finish().await;
 }

@@ -19,7 +19,8 @@ on_both_databases!(
     an_add_on_named_twice_is_charged_once,
     records_past_their_retention_are_purged_and_the_audit_log_stays,
     a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row,
-    development_mode_refuses_a_public_address
+    development_mode_refuses_a_public_address,
+    parallel_password_guesses_face_the_limit
 );
 
 /// A request in flight when logout deleted the session saves it at its end;
@@ -341,5 +342,59 @@ async fn development_mode_refuses_a_public_address(db: TestDb) {
         "{out}"
     );
     assert!(out.contains("APP_ENV=production"), "{out}");
+    app.finish().await;
+}
+
+/// Thirty wrong passwords sent at once used to all pass the throttle's
+/// check before any was recorded (thirty guesses judged); each attempt is
+/// now counted before it is judged, so at most the five free ones are.
+async fn parallel_password_guesses_face_the_limit(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.member("target@example.com", "Target", "").await;
+    let guesses: Vec<_> = (0..30)
+        .map(|i| {
+            let client = app.client.clone();
+            let url = format!("{}/en/login", app.base);
+            tokio::spawn(async move {
+                client
+                    .post(url)
+                    .header("sec-fetch-site", "same-origin")
+                    .form(&[
+                        ("email", "target@example.com"),
+                        ("password", &format!("wrong guess {i}")),
+                    ])
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let mut judged = 0;
+    for guess in guesses {
+        match guess.await.expect("joined") {
+            401 => judged += 1,
+            429 => {}
+            other => panic!("unexpected status {other}"),
+        }
+    }
+    // Guesses racing each other count each other: at most the five free
+    // ones are judged (possibly none).
+    assert!(judged <= 5, "{judged} guesses were judged");
+    // Refused guesses are not failures: the owner is not locked out.
+    let owner = app.browser();
+    let page = app
+        .post_as(
+            &owner,
+            "/en/login",
+            "/en/login",
+            &[
+                ("email", "target@example.com"),
+                ("password", common::PASSWORD),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/account", "{}", page.status);
     app.finish().await;
 }
