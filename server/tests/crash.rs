@@ -29,19 +29,23 @@ impl Process {
 
     async fn start_with(database_url: &str, port: u16, env: &[(&str, &str)]) -> Process {
         let base = format!("http://127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_server"))
-            .envs(env.iter().copied())
-            .env("DATABASE_URL", database_url)
-            .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
-            .env("PUBLIC_BASE_URL", &base)
-            .env("FLEET_DEV_STEP_MS", "150")
-            .env("RUST_LOG", "warn")
-            .spawn()
-            .expect("starting the server process");
+        // Owned by `Process` at once, whose drop kills and reaps it.
+        let process = Process {
+            child: Command::new(env!("CARGO_BIN_EXE_server"))
+                .envs(env.iter().copied())
+                .env("DATABASE_URL", database_url)
+                .env("LISTEN_ADDR", format!("127.0.0.1:{port}"))
+                .env("PUBLIC_BASE_URL", &base)
+                .env("FLEET_DEV_STEP_MS", "150")
+                .env("RUST_LOG", "warn")
+                .spawn()
+                .expect("starting the server process"),
+            base: base.clone(),
+        };
         for _ in 0..400 {
             if let Ok(r) = reqwest::get(format!("{base}/readyz")).await {
                 if r.status().is_success() {
-                    return Process { child, base };
+                    return process;
                 }
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
