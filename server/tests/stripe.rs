@@ -14,6 +14,7 @@ on_both_databases!(
     checkout_is_created_once_and_paid_webhooks_provision_the_server,
     webhooks_are_verified_and_applied_once_in_any_order,
     reconciliation_repairs_missed_webhooks,
+    a_revoke_after_the_date_never_uncancels_at_stripe,
 );
 
 async fn reconciliation_repairs_missed_webhooks(db: TestDb) {
@@ -62,9 +63,13 @@ async fn reconciliation_repairs_missed_webhooks(db: TestDb) {
 const SECRET: &str = "whsec_test_secret";
 
 async fn stripe_app(db: TestDb) -> (TestApp, StripeDouble) {
+    stripe_app_with_clock(db, backend::Clock::system()).await
+}
+
+async fn stripe_app_with_clock(db: TestDb, clock: backend::Clock) -> (TestApp, StripeDouble) {
     let double = StripeDouble::start().await;
     let url = double.url.clone();
-    let app = TestApp::spawn_configured(db, backend::Clock::system(), |c| {
+    let app = TestApp::spawn_configured(db, clock, |c| {
         c.stripe_secret_key = Some(server::config::Redacted("sk_test_double".into()));
         c.stripe_webhook_secret = Some(server::config::Redacted(SECRET.into()));
         c.stripe_api_base = url;
@@ -422,6 +427,96 @@ async fn webhooks_are_verified_and_applied_once_in_any_order(db: TestDb) {
         (count, servers.body.matches("data-server=").count()),
         (1, 1),
         "one server"
+    );
+    app.finish().await;
+}
+
+/// A cancellation whose date has passed is being carried out (the server
+/// wiped, billing stopped): revoking it then is refused here, and Stripe is
+/// never told to bill again. The handler used to un-cancel at Stripe first
+/// and only then find out locally.
+async fn a_revoke_after_the_date_never_uncancels_at_stripe(db: TestDb) {
+    let clock = backend::Clock::manual(now());
+    let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    for (_, body) in double.paid_session_events("cs_test_1", clock.now()) {
+        assert_eq!(deliver(&app, &body, clock.now(), SECRET).await.0, 200);
+    }
+    let orders = app.get_as(&owner, "/en/orders").await.body;
+    let order = orders
+        .split("data-order=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let detail = app
+        .wait_for(
+            &owner,
+            &format!("/en/orders/{order}"),
+            "href=\"/en/servers/",
+        )
+        .await;
+    let server = detail
+        .split("href=\"/en/servers/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    app.wait_for_server(&owner, &server).await;
+    let base = format!("/en/servers/{server}");
+    let body = app.get_as(&owner, &base).await.body;
+    let at = body
+        .split("id=\"cancel-at\"")
+        .nth(1)
+        .and_then(|r| r.split("<option value=\"").nth(1))
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let cancelled = app
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancel"),
+            &[
+                ("at", &at),
+                ("reason", "moving"),
+                ("confirm_name", "box-1"),
+                ("confirm", "yes"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(cancelled.location(), format!("{base}?done=cancel"));
+
+    // The date passes; the customer (signed in again) tries to take it back.
+    let date: i64 = at.parse().expect("a date");
+    clock.advance(date - clock.now() + 1);
+    let page = app
+        .post_as(
+            &owner,
+            "/en/login",
+            "/en/login",
+            &[("email", "owner@a.example"), ("password", common::PASSWORD)],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/account");
+    let revoked = app
+        .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
+        .await;
+    assert_eq!(revoked.status, 404, "too late to revoke");
+    let calls = double.ledger.lock().expect("ledger").calls.clone();
+    let updates: Vec<_> = calls
+        .iter()
+        .filter(|(p, _)| p == "/v1/subscriptions")
+        .map(|(_, f)| f.clone())
+        .collect();
+    assert_eq!(
+        updates.len(),
+        1,
+        "only the cancellation reached Stripe: {updates:?}"
     );
     app.finish().await;
 }

@@ -102,6 +102,11 @@ pub async fn change_role(
     let org = &actor.organization_id;
     let mut tx = db.begin().await.context("starting a role change")?;
     lock_members(db, &mut tx, org).await?;
+    // The actor's role as it is now, under the lock: an owner demoted a
+    // moment ago can't finish a change that was already in flight.
+    if role_of(&mut tx, org, &actor.user_id).await? != Role::Owner {
+        return Err(OrgError::NotAllowed);
+    }
     let current = role_of(&mut tx, org, member_id).await?;
     if current == Role::Owner && role != Role::Owner && owners(&mut tx, org).await? <= 1 {
         return Err(OrgError::LastOwner);
@@ -143,6 +148,9 @@ pub async fn remove(
     let org = &actor.organization_id;
     let mut tx = db.begin().await.context("starting a removal")?;
     lock_members(db, &mut tx, org).await?;
+    if !leaving && role_of(&mut tx, org, &actor.user_id).await? != Role::Owner {
+        return Err(OrgError::NotAllowed);
+    }
     let current = role_of(&mut tx, org, member_id).await?;
     if current == Role::Owner && owners(&mut tx, org).await? <= 1 {
         return Err(OrgError::LastOwner);

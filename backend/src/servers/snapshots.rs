@@ -132,6 +132,25 @@ async fn running_server(db: &Db, actor: &Actor<'_>, server_id: &str) -> Result<(
     Ok(())
 }
 
+/// One snapshot change per server at a time: parallel takes can't all
+/// count the same snapshots and together pass the quota, and a take and a
+/// restore can't both start (SQLite's immediate transactions are serial
+/// already).
+async fn lock_server(
+    db: &Db,
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    server_id: &str,
+) -> anyhow::Result<()> {
+    if db.backend == Backend::Postgres {
+        sqlx::query("select id from servers where id = $1 for update")
+            .bind(server_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("locking the server's snapshots")?;
+    }
+    Ok(())
+}
+
 /// Starts taking a snapshot named `raw_name`.
 pub async fn take(
     db: &Db,
@@ -144,16 +163,7 @@ pub async fn take(
     running_server(db, actor, server_id).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
-    // One take per server at a time, so parallel requests can't all count
-    // the same snapshots and together pass the quota (SQLite's immediate
-    // transactions are serial already).
-    if db.backend == Backend::Postgres {
-        sqlx::query("select id from servers where id = $1 for update")
-            .bind(server_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .context("locking the server's snapshots")?;
-    }
+    lock_server(db, &mut tx, server_id).await?;
     let rows = sqlx::query("select name, state from snapshots where server_id = $1")
         .bind(server_id)
         .fetch_all(&mut *tx)
@@ -216,6 +226,7 @@ pub async fn restore(
     running_server(db, actor, server_id).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
+    lock_server(db, &mut tx, server_id).await?;
     let claimed = sqlx::query(
         "update snapshots set state = 'restoring' where id = $1 and state = 'ready' \
          and not exists (select 1 from snapshots o where o.server_id = $2 \
