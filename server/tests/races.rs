@@ -270,3 +270,84 @@ async fn parallel_mail_requests_stay_within_the_limit(db: TestDb) {
     }
     app.finish().await;
 }
+
+/// A replica whose clock says a cancellation is due finds the server, and
+/// in that moment the customer's revoke (on a replica whose clock says it
+/// is not due yet) commits. The replica's claim must see the revoke and
+/// leave the server alone; it used to check only "not cancelled yet" and
+/// wiped a server whose cancellation had been taken back. PostgreSQL only:
+/// the test holds the server's row lock so both writes queue behind it in
+/// a known order (SQLite's writers are serial).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_revoke_that_lands_while_a_replica_ends_the_server_wins_on_postgres() {
+    let clock = backend::Clock::manual(START);
+    let app = TestApp::spawn_with_clock(TestDb::Postgres, clock.clone()).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app
+        .place_order(&owner, "g-ada", "fra", &[("name", "kept")])
+        .await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    let base = format!("/en/servers/{id}");
+    let body = app.get_as(&owner, &base).await.body;
+    let at = body
+        .split("id=\"cancel-at\"")
+        .nth(1)
+        .and_then(|r| r.split("<option value=\"").nth(1))
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let scheduled = app
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancel"),
+            &[
+                ("at", &at),
+                ("reason", "moving"),
+                ("confirm_name", "kept"),
+                ("confirm", "yes"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(scheduled.location(), format!("{base}?done=cancel"));
+    let due: i64 = at.parse().expect("a date");
+
+    let db = backend::Db::connect(&app.database_url, 4)
+        .await
+        .expect("db");
+    let mut blocker = db.begin().await.expect("a transaction");
+    sqlx::query("select id from servers where id = $1 for update")
+        .bind(&id)
+        .execute(&mut *blocker)
+        .await
+        .expect("locking the server row");
+    // The customer's revoke queues first…
+    let csrf = token(&app, &owner, &base).await;
+    let (browser, url) = (owner.clone(), format!("{}{base}/revoke", app.base));
+    let revoke = tokio::spawn(async move { post_now(&browser, url, vec![("csrf", csrf)]).await });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // …then a replica whose clock is past the date finds the server due.
+    let late = backend::Clock::manual(due + 1);
+    let (replica_db, replica_clock) = (db.clone(), late.clone());
+    let ending = tokio::spawn(async move {
+        backend::servers::cancellation::end_due(&replica_db, &replica_clock).await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    blocker.rollback().await.expect("releasing the lock");
+    assert_eq!(
+        revoke.await.expect("joined"),
+        303,
+        "the revoke went through"
+    );
+    let ended = ending.await.expect("joined").expect("end_due ran");
+    assert_eq!(ended, 0, "the replica must not end a revoked server");
+    let page = app.get_as(&owner, &base).await.body;
+    assert!(
+        !page.contains("data-testid=\"cancelled\""),
+        "the server was ended"
+    );
+    assert!(page.contains("data-event=\"cancel.revoked\""));
+    app.finish().await;
+}
