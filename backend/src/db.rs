@@ -93,6 +93,25 @@ impl Db {
         tx.context("starting a transaction")
     }
 
+    /// Locks one row until the transaction ends, so a check and the write
+    /// that depends on it are one step when replicas run side by side on
+    /// PostgreSQL. SQLite needs nothing: `begin` takes the write lock.
+    pub async fn lock_row(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+        table: &'static str,
+        id: &str,
+    ) -> anyhow::Result<()> {
+        if self.backend == Backend::Postgres {
+            sqlx::query(&format!("select id from {table} where id = $1 for update"))
+                .bind(id)
+                .fetch_optional(&mut **tx)
+                .await
+                .with_context(|| format!("locking a row of {table}"))?;
+        }
+        Ok(())
+    }
+
     /// A consistent copy of a SQLite database, taken while it serves
     /// (`VACUUM INTO` reads one snapshot; writers carry on). PostgreSQL is
     /// backed up with its own tools (docs/OPERATIONS.md).

@@ -113,18 +113,13 @@ pub async fn claim(db: &Db, now: i64, limit: i64) -> anyhow::Result<Vec<OutboxEn
 /// Marks a message delivered and strips its links: once in the recipient's
 /// mailbox, a stored reset or invitation link is only a way in for whoever
 /// reads the table.
-pub async fn mark_sent(db: &Db, id: &str, now: i64) -> anyhow::Result<()> {
-    let body: String = sqlx::query_scalar("select body from mail_outbox where id = $1")
-        .bind(id)
-        .fetch_one(&db.pool)
-        .await
-        .context("reading sent mail")?;
+pub async fn mark_sent(db: &Db, entry: &OutboxEntry, now: i64) -> anyhow::Result<()> {
     sqlx::query(
         "update mail_outbox set sent_at = $1, claimed_until = null, body = $2 where id = $3",
     )
     .bind(now)
-    .bind(without_links(&body))
-    .bind(id)
+    .bind(without_links(&entry.body))
+    .bind(&entry.id)
     .execute(&db.pool)
     .await
     .context("marking mail sent")?;
@@ -143,17 +138,6 @@ pub fn without_links(body: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Sent mail older than `keep_secs` is deleted; unsent mail is kept while
-/// it may still be delivered (and in development, where it is the outbox).
-pub async fn purge_sent(db: &Db, now: i64, keep_secs: i64) -> anyhow::Result<u64> {
-    let done = sqlx::query("delete from mail_outbox where sent_at is not null and sent_at < $1")
-        .bind(now - keep_secs)
-        .execute(&db.pool)
-        .await
-        .context("purging sent mail")?;
-    Ok(done.rows_affected())
 }
 
 /// Records a failed attempt; the next waits 1, 2, 5, 10, 17… minutes.

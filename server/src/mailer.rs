@@ -62,7 +62,7 @@ pub fn spawn_delivery(db: Db, clock: Clock, mailer: SmtpMailer) {
 async fn deliver_batch(db: &Db, clock: &Clock, mailer: &SmtpMailer) -> anyhow::Result<()> {
     for entry in mail::claim(db, clock.now(), 20).await? {
         match mailer.send(&entry).await {
-            Ok(()) => mail::mark_sent(db, &entry.id, clock.now()).await?,
+            Ok(()) => mail::mark_sent(db, &entry, clock.now()).await?,
             Err(error) => {
                 // The recipient is logged, the message body never is.
                 tracing::warn!(to = %entry.to, error = %format!("{error:#}"), "mail not sent; will retry");

@@ -289,30 +289,7 @@ async fn a_revoke_that_lands_while_a_replica_ends_the_server_wins_on_postgres() 
     let id = server_id(page.location());
     app.wait_for_server(&owner, &id).await;
     let base = format!("/en/servers/{id}");
-    let body = app.get_as(&owner, &base).await.body;
-    let at = body
-        .split("id=\"cancel-at\"")
-        .nth(1)
-        .and_then(|r| r.split("<option value=\"").nth(1))
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_default()
-        .to_owned();
-    let scheduled = app
-        .post_as(
-            &owner,
-            &base,
-            &format!("{base}/cancel"),
-            &[
-                ("at", &at),
-                ("reason", "moving"),
-                ("confirm_name", "kept"),
-                ("confirm", "yes"),
-            ],
-            &[],
-        )
-        .await;
-    assert_eq!(scheduled.location(), format!("{base}?done=cancel"));
-    let due: i64 = at.parse().expect("a date");
+    let due = app.cancel_at_term_end(&owner, &id, "kept").await;
 
     let db = backend::Db::connect(&app.database_url, 4)
         .await

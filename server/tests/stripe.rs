@@ -295,36 +295,8 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
     // Cancelling at the end of the current period tells Stripe; revoking
     // takes it back.
     let base = format!("/en/servers/{server}");
-    let body = app.get_as(&owner, &base).await.body;
-    let at = body
-        .split("id=\"cancel-at\"")
-        .nth(1)
-        .and_then(|r| r.split("<option value=\"").nth(1))
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_default()
-        .to_owned();
     // Ordered with the default name of `post_order`.
-    let name = "box-1".to_owned();
-    let cancelled = app
-        .post_as(
-            &owner,
-            &base,
-            &format!("{base}/cancel"),
-            &[
-                ("at", &at),
-                ("reason", "moving"),
-                ("confirm_name", &name),
-                ("confirm", "yes"),
-            ],
-            &[],
-        )
-        .await;
-    assert_eq!(
-        cancelled.location(),
-        format!("{base}?done=cancel"),
-        "{}",
-        strip_tags(&cancelled.body)
-    );
+    app.cancel_at_term_end(&owner, &server, "box-1").await;
     let revoked = app
         .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
         .await;
@@ -444,54 +416,12 @@ async fn a_revoke_after_the_date_never_uncancels_at_stripe(db: TestDb) {
     for (_, body) in double.paid_session_events("cs_test_1", clock.now()) {
         assert_eq!(deliver(&app, &body, clock.now(), SECRET).await.0, 200);
     }
-    let orders = app.get_as(&owner, "/en/orders").await.body;
-    let order = orders
-        .split("data-order=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_default()
-        .to_owned();
-    let detail = app
-        .wait_for(
-            &owner,
-            &format!("/en/orders/{order}"),
-            "href=\"/en/servers/",
-        )
-        .await;
-    let server = detail
-        .split("href=\"/en/servers/")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_default()
-        .to_owned();
+    let (_, server) = app.newest_order_server(&owner).await;
     app.wait_for_server(&owner, &server).await;
     let base = format!("/en/servers/{server}");
-    let body = app.get_as(&owner, &base).await.body;
-    let at = body
-        .split("id=\"cancel-at\"")
-        .nth(1)
-        .and_then(|r| r.split("<option value=\"").nth(1))
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_default()
-        .to_owned();
-    let cancelled = app
-        .post_as(
-            &owner,
-            &base,
-            &format!("{base}/cancel"),
-            &[
-                ("at", &at),
-                ("reason", "moving"),
-                ("confirm_name", "box-1"),
-                ("confirm", "yes"),
-            ],
-            &[],
-        )
-        .await;
-    assert_eq!(cancelled.location(), format!("{base}?done=cancel"));
+    let date = app.cancel_at_term_end(&owner, &server, "box-1").await;
 
     // The date passes; the customer (signed in again) tries to take it back.
-    let date: i64 = at.parse().expect("a date");
     clock.advance(date - clock.now() + 1);
     let page = app
         .post_as(

@@ -243,6 +243,13 @@ pub async fn verify_email(db: &Db, clock: &Clock, token: &str) -> Result<User, A
     user_by_id(db, &user_id).await?.ok_or(AccountError::BadLink)
 }
 
+/// A right password: the user, and whether a second-factor code must
+/// follow before the login is done.
+pub struct PasswordAccepted {
+    pub user: User,
+    pub needs_code: bool,
+}
+
 /// Checks credentials with throttling; every failure is recorded and
 /// audited. Unknown emails cost the same time as known ones.
 pub async fn log_in(
@@ -251,7 +258,7 @@ pub async fn log_in(
     email: &str,
     password: &str,
     ip: &str,
-) -> Result<User, AccountError> {
+) -> Result<PasswordAccepted, AccountError> {
     let now = clock.now();
     let email = normalize_email(email).unwrap_or_else(|_| email.trim().to_lowercase());
     let attempt = throttle::begin(db, throttle::Factor::Password, &email, Some(ip), now)
@@ -285,11 +292,12 @@ pub async fn log_in(
             }
             // With a second factor the login is not done yet: earlier
             // failures are forgiven only once the code is right too.
-            if !two_factor::is_enabled(db, &user.id).await? {
+            let needs_code = two_factor::is_enabled(db, &user.id).await?;
+            if !needs_code {
                 throttle::clear_account(db, &email).await?;
             }
             audit::record(&db.pool, &entry("login.succeeded")).await?;
-            Ok(user)
+            Ok(PasswordAccepted { user, needs_code })
         }
         _ => {
             // The attempt stays counted as a failure.

@@ -57,6 +57,8 @@ pub async fn place(
             pricing::PriceError::UnknownAddon(_) => OrderError::UnknownAddon,
             pricing::PriceError::UnknownCountry(_) => OrderError::UnknownCountry,
         })?;
+    // The add-ons as priced: each once, however often the form named it.
+    let addon_ids: Vec<&str> = quote.addons.iter().map(|(id, _)| id.as_str()).collect();
     let pasted: Option<PublicKey> = match new.new_key.as_deref().map(str::trim) {
         Some(text) if !text.is_empty() => {
             Some(ssh_keys::parse(text).map_err(|_| OrderError::BadKey)?)
@@ -112,7 +114,7 @@ pub async fn place(
     .bind(site.code.as_str())
     .bind(&name)
     .bind(image.as_str())
-    .bind(quote_addons(&new.addons).join("\n"))
+    .bind(addon_ids.join("\n"))
     .bind(keys.join("\n"))
     .bind(&new.billing_method)
     .bind(&billing_country)
@@ -213,15 +215,4 @@ async fn find_by_key(db: &Db, organization_id: &str, key: &str) -> anyhow::Resul
         .fetch_optional(&db.pool)
         .await
         .context("looking up the order key")
-}
-
-/// The add-ons as ordered: each once, in the order first named.
-fn quote_addons(named: &[String]) -> Vec<String> {
-    let mut once: Vec<String> = Vec::new();
-    for id in named {
-        if !once.contains(id) {
-            once.push(id.clone());
-        }
-    }
-    once
 }

@@ -7,7 +7,6 @@ use sqlx::{Any, Row, Transaction};
 
 use super::{Membership, OrgError, Role};
 use crate::audit::{self, Entry};
-use crate::db::Backend;
 use crate::{Clock, Db};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,25 +39,6 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Member>>
             })
         })
         .collect()
-}
-
-/// Member changes of one organization are made one at a time: the last
-/// owner rule reads every owner, so two owners demoting (or removing) each
-/// other at once would each still count the other and leave none. SQLite's
-/// immediate transactions are serial already.
-async fn lock_members(
-    db: &Db,
-    tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
-) -> anyhow::Result<()> {
-    if db.backend == Backend::Postgres {
-        sqlx::query("select id from organizations where id = $1 for update")
-            .bind(organization_id)
-            .fetch_optional(&mut **tx)
-            .await
-            .context("locking the organization's members")?;
-    }
-    Ok(())
 }
 
 async fn owners(tx: &mut Transaction<'_, Any>, organization_id: &str) -> anyhow::Result<i64> {
@@ -101,7 +81,10 @@ pub async fn change_role(
     }
     let org = &actor.organization_id;
     let mut tx = db.begin().await.context("starting a role change")?;
-    lock_members(db, &mut tx, org).await?;
+    // Member changes of one organization are made one at a time: the last
+    // owner rule reads every owner, so two owners demoting (or removing)
+    // each other at once would each still count the other and leave none.
+    db.lock_row(&mut tx, "organizations", org).await?;
     // The actor's role as it is now, under the lock: an owner demoted a
     // moment ago can't finish a change that was already in flight.
     if role_of(&mut tx, org, &actor.user_id).await? != Role::Owner {
@@ -147,7 +130,7 @@ pub async fn remove(
     }
     let org = &actor.organization_id;
     let mut tx = db.begin().await.context("starting a removal")?;
-    lock_members(db, &mut tx, org).await?;
+    db.lock_row(&mut tx, "organizations", org).await?;
     if !leaving && role_of(&mut tx, org, &actor.user_id).await? != Role::Owner {
         return Err(OrgError::NotAllowed);
     }

@@ -124,6 +124,14 @@ pub async fn schedule(
     Ok(())
 }
 
+/// Whether a scheduled cancellation can still be taken back at `now`: its
+/// date has not come (past it, the server is being ended and wiped). The
+/// same rule as `revoke`'s update, for callers that must decide before it
+/// (billing is told first).
+pub fn revocable(server: &super::Server, now: i64) -> bool {
+    server.cancelled_at.is_none() && server.cancel_at.is_some_and(|at| at > now)
+}
+
 /// Takes a scheduled cancellation back, any time before its date.
 pub async fn revoke(
     db: &Db,

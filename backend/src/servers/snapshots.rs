@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::{get, record_event, Actor, ServerError};
-use crate::db::{new_id, Backend};
+use crate::db::new_id;
 use crate::{jobs, Clock, Db};
 
 /// Snapshots one server may keep.
@@ -132,25 +132,6 @@ async fn running_server(db: &Db, actor: &Actor<'_>, server_id: &str) -> Result<(
     Ok(())
 }
 
-/// One snapshot change per server at a time: parallel takes can't all
-/// count the same snapshots and together pass the quota, and a take and a
-/// restore can't both start (SQLite's immediate transactions are serial
-/// already).
-async fn lock_server(
-    db: &Db,
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    server_id: &str,
-) -> anyhow::Result<()> {
-    if db.backend == Backend::Postgres {
-        sqlx::query("select id from servers where id = $1 for update")
-            .bind(server_id)
-            .fetch_optional(&mut **tx)
-            .await
-            .context("locking the server's snapshots")?;
-    }
-    Ok(())
-}
-
 /// Starts taking a snapshot named `raw_name`.
 pub async fn take(
     db: &Db,
@@ -163,7 +144,10 @@ pub async fn take(
     running_server(db, actor, server_id).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
-    lock_server(db, &mut tx, server_id).await?;
+    // One snapshot change per server at a time: parallel takes can't all
+    // count the same snapshots and together pass the quota, and a take and
+    // a restore can't both start.
+    db.lock_row(&mut tx, "servers", server_id).await?;
     let rows = sqlx::query("select name, state from snapshots where server_id = $1")
         .bind(server_id)
         .fetch_all(&mut *tx)
@@ -226,7 +210,7 @@ pub async fn restore(
     running_server(db, actor, server_id).await?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
-    lock_server(db, &mut tx, server_id).await?;
+    db.lock_row(&mut tx, "servers", server_id).await?;
     let claimed = sqlx::query(
         "update snapshots set state = 'restoring' where id = $1 and state = 'ready' \
          and not exists (select 1 from snapshots o where o.server_id = $2 \

@@ -186,21 +186,13 @@ pub async fn login(
     if !post.trusted(&form.csrf) {
         return post.refuse(FormError::Forbidden, &keep).await;
     }
-    let user =
+    let accepted =
         match accounts::log_in(&state.db, &state.clock, &form.email, &form.password, &ip.0).await {
-            Ok(user) => user,
+            Ok(accepted) => accepted,
             Err(error) => return post.refuse(form_error(error), &keep).await,
         };
-    let now = state.clock.now();
-    let second_step = match accounts::two_factor::is_enabled(&state.db, &user.id).await {
-        Ok(on) => on,
-        Err(error) => {
-            return post
-                .refuse(form_error(AccountError::Db(error)), &keep)
-                .await
-        }
-    };
-    let result = if second_step {
+    let (user, now) = (accepted.user, state.clock.now());
+    let result = if accepted.needs_code {
         // The password was right; the session is not logged in until the code is.
         pending_second_step(&session, &user.id, now)
             .await

@@ -468,11 +468,8 @@ pub async fn server_post(
                 // taken back at Stripe: past its date the server is being
                 // wiped, and Stripe must stop billing it.
                 let now = state.clock.now();
-                let revocable = |s: &servers::Server| {
-                    s.cancelled_at.is_none() && s.cancel_at.is_some_and(|at| at > now)
-                };
                 if let Some(sub) = server
-                    .filter(revocable)
+                    .filter(|s| backend::servers::cancellation::revocable(s, now))
                     .and_then(|s| s.stripe_subscription_id)
                 {
                     if let Err(error) =

@@ -405,6 +405,58 @@ impl TestApp {
         }
     }
 
+    /// Schedules a server's cancellation for the end of its current term
+    /// (the first date its page offers), typing `name` to confirm; answers
+    /// the date and asserts the page took it.
+    pub async fn cancel_at_term_end(
+        &self,
+        browser: &reqwest::Client,
+        server: &str,
+        name: &str,
+    ) -> i64 {
+        let base = format!("/en/servers/{server}");
+        let body = self.get_as(browser, &base).await.body;
+        let at = body
+            .split("id=\"cancel-at\"")
+            .nth(1)
+            .and_then(|r| r.split("<option value=\"").nth(1))
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_default()
+            .to_owned();
+        let fields = [
+            ("at", at.as_str()),
+            ("reason", "moving"),
+            ("confirm_name", name),
+            ("confirm", "yes"),
+        ];
+        let page = self
+            .post_as(browser, &base, &format!("{base}/cancel"), &fields, &[])
+            .await;
+        assert_eq!(
+            page.location(),
+            format!("{base}?done=cancel"),
+            "{}",
+            strip_tags(&page.body)
+        );
+        at.parse().expect("a term end")
+    }
+
+    /// The newest order on the orders page, and the id of its server once
+    /// it has one (a paid Stripe order gets it from the webhook).
+    pub async fn newest_order_server(&self, browser: &reqwest::Client) -> (String, String) {
+        let orders = self.get_as(browser, "/en/orders").await.body;
+        let order = between(&orders, "data-order=\"");
+        let detail = self
+            .wait_for(
+                browser,
+                &format!("/en/orders/{order}"),
+                "href=\"/en/servers/",
+            )
+            .await;
+        let server = between(&detail, "href=\"/en/servers/");
+        (order, server)
+    }
+
     /// Polls a server's progress until it is no longer installing or
     /// restarting; answers its last progress document.
     pub async fn wait_for_server(
@@ -471,6 +523,15 @@ async fn connect_postgres(url: &str) -> sqlx::PgConnection {
 }
 
 pub const PASSWORD: &str = "violet kettle harbour";
+
+/// The text after the first `start`, up to the next quote.
+fn between(body: &str, start: &str) -> String {
+    body.split(start)
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned()
+}
 
 pub fn csrf_token(body: &str) -> String {
     let needle = "name=\"csrf\" value=\"";
