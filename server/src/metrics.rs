@@ -41,6 +41,9 @@ pub struct Metrics {
     pub jobs_run: Family<JobLabels, Counter>,
     /// Jobs in the queue by state, read from the database at each scrape.
     pub jobs_queued: Family<QueueLabels, Gauge>,
+    /// Stripe events stored but not applied (another API version) until an
+    /// operator acts, read from the database at each scrape.
+    pub stripe_events_held: Gauge,
 }
 
 impl Metrics {
@@ -76,7 +79,14 @@ impl Metrics {
             "Background jobs in the database queue, by state",
             jobs_queued.clone(),
         );
+        let stripe_events_held = Gauge::default();
+        registry.register(
+            "stripe_events_held",
+            "Stripe webhook events stored but not applied (another API version), waiting for an operator",
+            stripe_events_held.clone(),
+        );
         Metrics {
+            stripe_events_held,
             registry,
             requests,
             latency,

@@ -257,28 +257,86 @@ pub async fn staff(config: &Config, command: StaffCommand) -> anyhow::Result<()>
 #[derive(clap::Subcommand, Debug)]
 pub enum StripeCommand {
     /// Create or update a Stripe Product and monthly Price for every plan
-    /// and add-on (idempotent: run it after every price change).
-    SyncCatalog,
+    /// and add-on, and our webhook endpoint (`PUBLIC_BASE_URL/stripe/webhook`,
+    /// the client's API version, the events we handle). Idempotent: run it
+    /// after every price change and every upgrade.
+    #[command(alias = "sync-catalog")]
+    Sync {
+        /// Prices only; leave the webhook endpoint alone (a test account
+        /// whose endpoint is managed elsewhere).
+        #[arg(long)]
+        catalog_only: bool,
+    },
+    /// One reconciliation pass now; prints what it applied and skipped.
+    Reconcile,
+    /// Webhook events stored but not applied (another API version).
+    Held,
+    /// Apply a held event after all (`--apply`) or drop it (`--drop`).
+    Release {
+        event: String,
+        #[arg(long, conflicts_with = "drop", required_unless_present = "drop")]
+        apply: bool,
+        #[arg(long)]
+        drop: bool,
+    },
 }
 
 pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<()> {
+    use backend::billing::stripe;
     let db = open(config).await?;
+    let clock = Clock::system();
+    if let StripeCommand::Held = command {
+        for (id, kind, why) in stripe::events::held(&db).await? {
+            println!("{id}\t{kind}\t{why}");
+        }
+        return Ok(());
+    }
+    if let StripeCommand::Release { event, apply, .. } = &command {
+        if !stripe::events::release(&db, &clock, event, *apply).await? {
+            anyhow::bail!("no held event {event}");
+        }
+        println!(
+            "{event}: {}",
+            if *apply {
+                "queued for applying"
+            } else {
+                "dropped"
+            }
+        );
+        return Ok(());
+    }
     let key = config
         .stripe_secret_key
         .as_ref()
         .context("STRIPE_SECRET_KEY is not set")?;
-    let client =
-        backend::billing::stripe::StripeClient::new(&config.stripe_api_base, key.expose())?;
+    let client = stripe::StripeClient::new(&config.stripe_api_base, key.expose())?;
     match command {
-        StripeCommand::SyncCatalog => {
+        StripeCommand::Sync { catalog_only } => {
             let catalog = backend::catalog::load(&db).await?;
-            for line in
-                backend::billing::stripe::sync_catalog(&db, &Clock::system(), &client, &catalog)
-                    .await?
-            {
+            for line in stripe::sync_catalog(&db, &clock, &client, &catalog).await? {
                 println!("{line}");
             }
+            if !catalog_only {
+                let url = format!(
+                    "{}/stripe/webhook",
+                    config.public_base_url.trim_end_matches('/')
+                );
+                for line in stripe::sync_webhook_endpoint(&client, &url).await? {
+                    println!("{line}");
+                }
+            }
         }
+        StripeCommand::Reconcile => {
+            let pass = stripe::reconcile(&db, &clock, &client).await?;
+            println!("applied: {}", pass.applied);
+            for missing in &pass.missing {
+                println!("missing at Stripe: {missing}");
+            }
+            for skipped in &pass.skipped {
+                println!("skipped: {skipped}");
+            }
+        }
+        StripeCommand::Held | StripeCommand::Release { .. } => {}
     }
     Ok(())
 }

@@ -50,10 +50,16 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
                 .filter(|_| reconciled.elapsed() >= every)
             {
                 reconciled = std::time::Instant::now();
-                if let Err(error) =
-                    backend::billing::stripe::reconcile(&state.db, &state.clock, client).await
-                {
-                    tracing::error!(error = %format!("{error:#}"), "reconciling with Stripe failed");
+                match backend::billing::stripe::reconcile(&state.db, &state.clock, client).await {
+                    Ok(pass) => tracing::debug!(
+                        applied = pass.applied,
+                        missing = pass.missing.len(),
+                        skipped = pass.skipped.len(),
+                        "reconciled with Stripe"
+                    ),
+                    Err(error) => {
+                        tracing::error!(error = %format!("{error:#}"), "reconciling with Stripe failed")
+                    }
                 }
             }
             tick = tick.wrapping_add(1);
@@ -78,16 +84,9 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
         let runner = runner.clone();
         let state = state.clone();
         tokio::spawn(async move {
-            let outcome = if job.kind == backend::billing::stripe::events::APPLY {
-                backend::billing::stripe::events::apply(
-                    &state.db,
-                    &state.clock,
-                    &job.subject_id,
-                    job.attempts,
-                )
-                .await
-            } else {
-                runner.run(&job).await
+            let outcome = match stripe_job(&state, &job).await {
+                Some(outcome) => outcome,
+                None => runner.run(&job).await,
             };
             let label = match outcome {
                 jobs::Outcome::Done => "done",
@@ -196,4 +195,48 @@ async fn housekeeping(state: &AppState) {
     {
         tracing::error!(error = %format!("{error:#}"), "sending stock alerts failed");
     }
+}
+
+/// Runs a Stripe job (applying an event, giving back an undeliverable
+/// payment); `None` for other kinds. Without Stripe configured they wait.
+async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> {
+    use backend::billing::stripe::{events, payments};
+    // Soon, so a replica that has the keys picks it up.
+    let later = || {
+        jobs::Outcome::RetryAt(
+            state.clock.now() + 10,
+            "Stripe is not configured on this replica".into(),
+        )
+    };
+    if job.kind == events::APPLY {
+        let Some(secret) = &state.config.stripe_webhook_secret else {
+            return Some(later());
+        };
+        return Some(
+            events::apply(
+                &state.db,
+                &state.clock,
+                secret.expose(),
+                &job.subject_id,
+                job.attempts,
+            )
+            .await,
+        );
+    }
+    if job.kind == events::UNDELIVERABLE {
+        let Some(client) = &state.stripe else {
+            return Some(later());
+        };
+        return Some(
+            payments::give_back(
+                &state.db,
+                &state.clock,
+                client,
+                &job.subject_id,
+                job.attempts,
+            )
+            .await,
+        );
+    }
+    None
 }

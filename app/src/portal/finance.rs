@@ -24,6 +24,18 @@ pub struct FinanceView {
     pub open: Vec<InvoiceRow>,
     /// (id, name) for the credit note form.
     pub organizations: Vec<(String, String)>,
+    /// Payments the customer's bank is disputing.
+    pub disputed: Vec<DisputedRow>,
+    /// Stripe events stored but not applied: (id, type, why).
+    pub held_events: Vec<(String, String, String)>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DisputedRow {
+    pub number: String,
+    pub organization: String,
+    pub amount: Money,
+    pub since: String,
 }
 
 #[component]
@@ -93,6 +105,29 @@ pub fn FinancePage() -> impl IntoView {
             }
         })
         .collect_view();
+    let disputed = view
+        .disputed
+        .into_iter()
+        .map(|d| {
+            let number = d.number.clone();
+            view! {
+                <tr data-disputed=number>
+                    <th scope="row">{d.number}</th>
+                    <td>{d.organization}</td>
+                    <td class="num">{d.amount.format(lang)}</td>
+                    <td>{b.finance_disputed_since}" "{d.since}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let held = view
+        .held_events
+        .into_iter()
+        .map(|(id, kind, why)| {
+            let key = id.clone();
+            view! { <tr data-held-event=key><th scope="row"><code>{id}</code></th><td>{kind}</td><td>{why}</td></tr> }
+        })
+        .collect_view();
     let organizations = view
         .organizations
         .iter()
@@ -114,6 +149,16 @@ pub fn FinancePage() -> impl IntoView {
                 <h2>{b.finance_open}</h2>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_open>
                     <table class="invoices"><InvoiceTableHead lang customer=true /><tbody>{open}</tbody></table>
+                </div>
+                <h2>{b.finance_disputed}</h2>
+                <p>{b.finance_disputed_hint}</p>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_disputed>
+                    <table><tbody>{disputed}</tbody></table>
+                </div>
+                <h2>{b.finance_held}</h2>
+                <p>{b.finance_held_hint}</p>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_held>
+                    <table><tbody>{held}</tbody></table>
                 </div>
                 <h2>{b.finance_credit_title}</h2>
                 <form method="post" action=href(lang, "/staff/finance/credit")>

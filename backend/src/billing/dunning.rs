@@ -122,7 +122,7 @@ pub(crate) async fn restore_if_settled(
 }
 
 /// Mails the organization's billing address (or its owners) in their language.
-async fn notify(
+pub(crate) async fn notify(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
     now: i64,

@@ -71,3 +71,26 @@ pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<super::invoices::Invoi
     .map(super::invoices::Invoice::from_row)
     .collect()
 }
+
+/// Invoices with an open payment dispute: (invoice number, organization
+/// name, amount, since), newest first.
+pub async fn disputed(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>> {
+    sqlx::query(
+        "select coalesce(i.number, i.stripe_invoice_id, i.id) as number, o.name, i.total_cents, i.disputed_at \
+         from invoices i join organizations o on o.id = i.organization_id \
+         where i.disputed_at is not null order by i.disputed_at desc, i.id",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("listing disputed invoices")?
+    .iter()
+    .map(|r| {
+        Ok((
+            r.try_get("number")?,
+            r.try_get("name")?,
+            r.try_get("total_cents")?,
+            r.try_get("disputed_at")?,
+        ))
+    })
+    .collect()
+}

@@ -36,8 +36,9 @@ pub trait Billing: Send + Sync {
     /// Stored on the order: `invoice` or `stripe`.
     fn method(&self) -> &'static str;
 
-    /// `return_to` is where the customer comes back to after paying
-    /// elsewhere: `https://…/en` (the order page is appended).
+    /// `return_to` is the public base URL the customer comes back to after
+    /// paying elsewhere (`https://…`; the order page in the customer's
+    /// language is appended).
     async fn checkout(
         &self,
         db: &Db,

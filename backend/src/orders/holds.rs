@@ -13,8 +13,58 @@ use crate::db::{new_id, Backend};
 use crate::inventory::notify_stock_changed;
 use crate::{Clock, Db};
 
-/// How long a checkout may keep a host before it returns by itself.
-pub const HOLD_SECS: i64 = 15 * 60;
+/// How long a checkout may keep a host before it returns by itself: the
+/// 30 minutes a Stripe Checkout Session must at least live, and 5 for the
+/// customer to get there; the session ends with the hold.
+pub const HOLD_SECS: i64 = 35 * 60;
+
+/// The shortest time Stripe lets a Checkout Session live, with a minute
+/// for our request to reach it.
+pub const SHORTEST_CHECKOUT_SECS: i64 = 31 * 60;
+
+/// Makes an order's hold last until at least `until` (a Checkout Session
+/// opened late in the hold must still live Stripe's minimum); answers the
+/// hold's end, or `None` if the order holds nothing any more.
+pub async fn hold_at_least(
+    db: &Db,
+    order_id: &str,
+    until: i64,
+    now: i64,
+) -> anyhow::Result<Option<i64>> {
+    let mut tx = db.begin().await?;
+    let held: Option<Option<i64>> = sqlx::query_scalar(
+        "select hold_expires_at from orders where id = $1 and state = 'held' and hold_expires_at > $2",
+    )
+    .bind(order_id)
+    .bind(now)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("reading the hold")?;
+    let Some(Some(current)) = held else {
+        return Ok(None);
+    };
+    if current >= until {
+        return Ok(Some(current));
+    }
+    sqlx::query(
+        "update orders set hold_expires_at = $1, updated_at = $2 where id = $3 and state = 'held'",
+    )
+    .bind(until)
+    .bind(now)
+    .bind(order_id)
+    .execute(&mut *tx)
+    .await
+    .context("extending the order's hold")?;
+    sqlx::query("update hosts set hold_expires_at = $1, updated_at = $2 where order_id = $3 and state = 'held'")
+        .bind(until)
+        .bind(now)
+        .bind(order_id)
+        .execute(&mut *tx)
+        .await
+        .context("extending the host's hold")?;
+    tx.commit().await.context("committing the hold")?;
+    Ok(Some(until))
+}
 
 /// Takes a free host (or one whose hold ran out) of a plan at a site for an
 /// order, as `held` until `hold_until` or directly as `allocated` when
@@ -83,6 +133,31 @@ pub(crate) async fn host_event(
     .execute(&mut **tx)
     .await
     .context("recording a host event")?;
+    Ok(())
+}
+
+/// Gives back the host an order holds, now (its checkout expired or its
+/// payment failed before the hold ran out).
+pub(crate) async fn release_order_hold(
+    db: &Db,
+    tx: &mut Transaction<'_, Any>,
+    order_id: &str,
+    reason: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    let released: Option<String> = sqlx::query_scalar(
+        "update hosts set state = 'free', hold_expires_at = null, order_id = null, updated_at = $1 \
+         where order_id = $2 and state = 'held' returning id",
+    )
+    .bind(now)
+    .bind(order_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("releasing the order's hold")?;
+    if let Some(id) = released {
+        host_event(tx, &id, "free", reason, now).await?;
+        notify_stock_changed(db, tx).await?;
+    }
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Finance (staff): revenue by month, plan and site; every open and
 //! overdue invoice, marked paid, voided or written off; credit notes.
 
-use app::portal::finance::FinanceView;
+use app::portal::finance::{DisputedRow, FinanceView};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -53,6 +53,17 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
             .map(|i| row(i, now))
             .collect(),
         organizations: finance::organizations(&state.db).await?,
+        disputed: finance::disputed(&state.db)
+            .await?
+            .into_iter()
+            .map(|(number, organization, cents, since)| DisputedRow {
+                number,
+                organization,
+                amount: domain::Money::eur(cents),
+                since: domain::time::format_date(since),
+            })
+            .collect(),
+        held_events: backend::billing::stripe::events::held(&state.db).await?,
     })
 }
 

@@ -38,6 +38,14 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
             tracing::warn!(error = %format!("{error:#}"), "counting jobs for metrics failed")
         }
     }
+    match backend::billing::stripe::events::held(&state.db).await {
+        Ok(held) => {
+            state.metrics.stripe_events_held.set(held.len() as i64);
+        }
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "counting held Stripe events failed")
+        }
+    }
     (
         [(
             http::header::CONTENT_TYPE,

@@ -230,7 +230,7 @@ pub async fn order_post(
     // changes nothing.
     match state
         .billing
-        .checkout(&state.db, &state.clock, &order_id, &return_to(&state, lang))
+        .checkout(&state.db, &state.clock, &order_id, &return_to(&state))
         .await
     {
         Ok(Checkout::Confirmed(order)) => match (&order.server_id, order.state.as_str()) {
@@ -330,12 +330,12 @@ pub async fn order_detail(
     page(&state, parts, view, FormFeedback::default()).await
 }
 
-fn return_to(state: &AppState, lang: domain::Lang) -> String {
-    format!(
-        "{}/{}",
-        state.config.public_base_url.trim_end_matches('/'),
-        lang.code()
-    )
+fn return_to(state: &AppState) -> String {
+    state
+        .config
+        .public_base_url
+        .trim_end_matches('/')
+        .to_owned()
 }
 
 #[derive(Deserialize)]
@@ -369,7 +369,7 @@ pub async fn pay(
     }
     match state
         .billing
-        .checkout(&state.db, &state.clock, &id, &return_to(&state, lang))
+        .checkout(&state.db, &state.clock, &id, &return_to(&state))
         .await
     {
         Ok(Checkout::Redirect(url)) => {

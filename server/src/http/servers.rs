@@ -374,7 +374,14 @@ pub async fn server_post(
                         backend::billing::stripe::schedule_cancel(client, sub, at, at_period_end)
                             .await;
                     if let Err(error) = told {
-                        return unavailable(&state, parts, error).await;
+                        return stripe_unavailable(
+                            &state,
+                            page_parts(parts),
+                            &m.organization_id,
+                            &id,
+                            error,
+                        )
+                        .await;
                     }
                 }
             }
@@ -472,10 +479,16 @@ pub async fn server_post(
                     .filter(|s| backend::servers::cancellation::revocable(s, now))
                     .and_then(|s| s.stripe_subscription_id)
                 {
-                    if let Err(error) =
-                        backend::billing::stripe::revoke_cancel(client, &sub, now).await
+                    if let Err(error) = backend::billing::stripe::revoke_cancel(client, &sub).await
                     {
-                        return unavailable(&state, parts, error).await;
+                        return stripe_unavailable(
+                            &state,
+                            page_parts(parts),
+                            &m.organization_id,
+                            &id,
+                            error,
+                        )
+                        .await;
                     }
                 }
             }
@@ -518,4 +531,19 @@ pub async fn server_post(
         }
         Err(ServerError::Db(error)) => unavailable(&state, parts, error).await,
     }
+}
+
+/// Stripe could not be told about a cancellation (or its revoke): nothing
+/// changed here either; the server's page (`parts` point at it) says to
+/// try again.
+async fn stripe_unavailable(
+    state: &AppState,
+    parts: Parts,
+    organization_id: &str,
+    id: &str,
+    error: backend::billing::stripe::StripeFailure,
+) -> Response {
+    tracing::error!(%error, server = %id, "telling Stripe failed");
+    let feedback = refused(FormError::Unavailable, &[]);
+    detail(state, parts, organization_id, id, None, feedback).await
 }

@@ -1,31 +1,38 @@
-//! A test double of Stripe's API, built from Stripe's documented object
-//! shapes: customers, products, prices, Checkout Sessions, Billing Portal
-//! sessions and subscription updates. Like Stripe, a repeated
-//! Idempotency-Key returns the first answer and creates nothing. It also
-//! writes the events Stripe would send once a Checkout is paid.
+//! A test double of Stripe's API at version `2026-09-30.endive`, the one
+//! our async-stripe client speaks. Every object it answers or puts in an
+//! event parses with async-stripe's own types. Like Stripe it takes
+//! form-encoded parameters, honours idempotency keys (same key and
+//! parameters: the first answer again; other parameters: 400), answers
+//! `resource_missing` for unknown ids and can be told to fail the next
+//! requests. What happens on Stripe's side without a request of ours
+//! (payments, renewals, Dashboard cancellations, refunds, disputes) is
+//! played by the methods below, which answer the events Stripe sends.
+//!
+//! It computes no tax of its own: a line is taxed only by the tax rates
+//! given for it at Checkout.
 
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::routing::{get, post};
-use axum::{Form, Json, Router};
-use serde_json::{json, Value};
+mod billing;
+mod billing_api;
+pub mod calendar;
+mod catalog_api;
+mod checkout_api;
+mod http;
+mod ledger;
+mod stripe_side;
+
+pub use ledger::Ledger;
+
+/// The API version the double renders objects and events in: the one
+/// async-stripe 1.0.0-rc.10 is generated from.
+pub const API_VERSION: &str = "2026-09-30.endive";
+
+use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
+use stripe_side::Payment;
 
-#[derive(Default)]
-pub struct Ledger {
-    /// Answers by Idempotency-Key.
-    answers: HashMap<String, Value>,
-    /// How many objects of each kind were created.
-    pub created: HashMap<&'static str, usize>,
-    pub sessions: HashMap<String, Value>,
-    /// Form fields of every creating call, by path.
-    pub calls: Vec<(String, HashMap<String, String>)>,
-    /// Objects as Stripe would answer a GET for them, by id.
-    pub objects: HashMap<String, Value>,
-    /// Invoices by customer.
-    pub invoices: HashMap<String, Vec<Value>>,
-}
+/// Events as Stripe delivers them: (event id, JSON body).
+pub type Events = Vec<(String, String)>;
 
 #[derive(Clone)]
 pub struct StripeDouble {
@@ -33,182 +40,172 @@ pub struct StripeDouble {
     pub ledger: Arc<Mutex<Ledger>>,
 }
 
-type Shared = Arc<Mutex<Ledger>>;
-
-fn create(
-    ledger: &Shared,
-    headers: &HeaderMap,
-    path: &str,
-    form: &HashMap<String, String>,
-    kind: &'static str,
-    make: impl FnOnce(usize) -> Value,
-) -> Json<Value> {
-    let mut l = ledger.lock().expect("ledger");
-    let key = headers
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(|k| format!("{path} {k}"));
-    if let Some(answer) = key.as_ref().and_then(|k| l.answers.get(k)) {
-        return Json(answer.clone());
-    }
-    let n = l.created.entry(kind).or_insert(0);
-    *n += 1;
-    let object = make(*n);
-    l.calls.push((path.to_owned(), form.clone()));
-    if let Some(k) = key {
-        l.answers.insert(k, object.clone());
-    }
-    if kind == "checkout.session" {
-        let id = object["id"].as_str().unwrap_or_default().to_owned();
-        l.sessions.insert(id, object.clone());
-    }
-    Json(object)
-}
-
 impl StripeDouble {
+    /// Serves the double on a free local port; `url` is the API base.
     pub async fn start() -> StripeDouble {
-        let ledger: Shared = Arc::default();
-        let app = Router::new()
-            .route("/v1/customers", post(|State(l): State<Shared>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                let email = f.get("email").cloned().unwrap_or_default();
-                create(&l, &h, "/v1/customers", &f, "customer", |n| json!({"id": format!("cus_test_{n}"), "object": "customer", "email": email}))
-            }))
-            .route("/v1/products", post(|State(l): State<Shared>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                let name = f.get("name").cloned().unwrap_or_default();
-                create(&l, &h, "/v1/products", &f, "product", |n| json!({"id": format!("prod_test_{n}"), "object": "product", "name": name, "active": true}))
-            }))
-            .route("/v1/prices", post(|State(l): State<Shared>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                let amount: i64 = f.get("unit_amount").and_then(|a| a.parse().ok()).unwrap_or(0);
-                let key = f.get("lookup_key").cloned();
-                create(&l, &h, "/v1/prices", &f, "price", |n| json!({"id": format!("price_test_{n}"), "object": "price", "unit_amount": amount, "currency": "eur", "lookup_key": key, "recurring": {"interval": "month"}}))
-            }))
-            .route("/v1/checkout/sessions", post(|State(l): State<Shared>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                let (reference, customer) = (f.get("client_reference_id").cloned(), f.get("customer").cloned());
-                create(&l, &h, "/v1/checkout/sessions", &f, "checkout.session", |n| json!({
-                    "id": format!("cs_test_{n}"), "object": "checkout.session", "mode": "subscription",
-                    "status": "open", "payment_status": "unpaid", "client_reference_id": reference,
-                    "customer": customer, "subscription": null,
-                    "url": format!("https://checkout.stripe.test/pay/cs_test_{n}")
-                }))
-            }))
-            .route("/v1/billing_portal/sessions", post(|State(l): State<Shared>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                create(&l, &h, "/v1/billing_portal/sessions", &f, "billing_portal.session", |n| json!({"id": format!("bps_test_{n}"), "object": "billing_portal.session", "url": format!("https://billing.stripe.test/p/session/{n}")}))
-            }))
-            .route("/v1/subscriptions/{id}", post(|State(l): State<Shared>, Path(id): Path<String>, h: HeaderMap, Form(f): Form<HashMap<String, String>>| async move {
-                let cancel = f.get("cancel_at_period_end").map(|v| v == "true").unwrap_or(false);
-                create(&l, &h, "/v1/subscriptions", &f, "subscription.update", |_| json!({"id": id, "object": "subscription", "status": "active", "cancel_at_period_end": cancel}))
-            }))
-            .route("/v1/checkout/sessions/{id}", get(|State(l): State<Shared>, Path(id): Path<String>| async move {
-                let l = l.lock().expect("ledger");
-                Json(l.objects.get(&id).or_else(|| l.sessions.get(&id)).cloned().unwrap_or(Value::Null))
-            }))
-            .route("/v1/subscriptions/{id}", get(|State(l): State<Shared>, Path(id): Path<String>| async move {
-                Json(l.lock().expect("ledger").objects.get(&id).cloned().unwrap_or(Value::Null))
-            }))
-            .route("/v1/invoices", get(|State(l): State<Shared>, axum::extract::Query(q): axum::extract::Query<HashMap<String, String>>| async move {
-                let customer = q.get("customer").cloned().unwrap_or_default();
-                let data = l.lock().expect("ledger").invoices.get(&customer).cloned().unwrap_or_default();
-                Json(json!({"object": "list", "data": data, "has_more": false}))
-            }))
-            .with_state(ledger.clone());
+        let ledger: Arc<Mutex<Ledger>> = Arc::default();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("binding the Stripe double");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
+        let app = http::router(ledger.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         StripeDouble { url, ledger }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().expect("the Stripe double's ledger")
+    }
+
+    /// Stripe's clock follows the test's manual clock from now on.
+    pub fn set_now(&self, at: i64) {
+        self.lock().now = Some(at);
+    }
+
+    pub fn now(&self) -> i64 {
+        self.lock().now()
+    }
+
+    /// How many objects of a kind the API created: "customer", "product",
+    /// "price", "tax_rate", "checkout.session", "billing_portal.session",
+    /// "refund", "customer_balance_transaction", "webhook_endpoint",
+    /// "subscription.update", "subscription.cancel".
     pub fn created(&self, kind: &str) -> usize {
-        self.ledger
-            .lock()
-            .expect("ledger")
-            .created
-            .get(kind)
-            .copied()
-            .unwrap_or(0)
+        self.lock().created.get(kind).copied().unwrap_or(0)
     }
 
-    /// Pays a Checkout Session on Stripe's side without sending any webhook
-    /// (they got lost): only a reconciliation can find out.
+    /// The parameters of every accepted, non-replayed POST/DELETE whose
+    /// path starts with `path_prefix`, in order.
+    pub fn calls(&self, path_prefix: &str) -> Vec<HashMap<String, String>> {
+        self.lock()
+            .calls
+            .iter()
+            .filter(|(path, _)| path.starts_with(path_prefix))
+            .map(|(_, form)| form.clone())
+            .collect()
+    }
+
+    /// The next `times` requests, whatever their path, fail with `status`
+    /// (429: rate limited; 5xx: API error) and `Stripe-Should-Retry: true`,
+    /// doing nothing.
+    pub fn fail_next(&self, status: u16, times: usize) {
+        self.lock().failing = (times > 0).then_some((status, times));
+    }
+
+    /// How many requests got an injected failure.
+    pub fn failed_requests(&self) -> usize {
+        self.lock().failed
+    }
+
+    /// How many requests arrived for paths starting with `path_prefix`,
+    /// failed ones included.
+    pub fn requests(&self, path_prefix: &str) -> usize {
+        self.lock()
+            .requests
+            .iter()
+            .filter(|path| path.starts_with(path_prefix))
+            .count()
+    }
+
+    /// Any object's current state, by id.
+    pub fn object(&self, id: &str) -> Option<Value> {
+        self.lock().get(id).cloned()
+    }
+
+    /// Stripe no longer knows the object (deleted, or from another
+    /// account): requests for it answer `resource_missing`.
+    pub fn forget(&self, id: &str) {
+        self.lock().forget(id);
+    }
+
+    /// The events Stripe sends because of our own API requests
+    /// (subscription updated or deleted, session expired, charge
+    /// refunded), not taken yet; taking them empties the queue.
+    pub fn take_events(&self) -> Events {
+        std::mem::take(&mut self.lock().outbox)
+    }
+
+    /// The customer pays a Checkout Session by card: the session
+    /// completes, a subscription starts with a calendar-month period from
+    /// `at`, its first invoice is finalized and paid.
+    pub fn pay(&self, session_id: &str, at: i64) -> Events {
+        self.lock()
+            .complete_checkout(session_id, at, Payment::Immediate)
+    }
+
+    /// Like `pay`, but every webhook is lost.
     pub fn pay_silently(&self, session_id: &str, at: i64) {
-        let events = self.paid_session_events(session_id, at);
-        let mut l = self.ledger.lock().expect("ledger");
-        for (_, body) in events {
-            let event: Value = serde_json::from_str(&body).expect("event JSON");
-            let object = event["data"]["object"].clone();
-            let id = object["id"].as_str().unwrap_or_default().to_owned();
-            if object["object"] == "invoice" {
-                let customer = object["customer"].as_str().unwrap_or_default().to_owned();
-                let list = l.invoices.entry(customer).or_default();
-                list.retain(|i| i["id"] != object["id"]);
-                list.push(object.clone());
-            }
-            l.objects.insert(id, object);
-        }
+        self.pay(session_id, at);
     }
 
-    /// The events Stripe sends when a Checkout Session is paid, as
-    /// (event id, body): the session completes, a subscription starts and
-    /// its first invoice is finalized and paid.
-    pub fn paid_session_events(&self, session_id: &str, at: i64) -> Vec<(String, String)> {
-        let session = self
-            .ledger
-            .lock()
-            .expect("ledger")
-            .sessions
-            .get(session_id)
-            .cloned()
-            .expect("a known session");
-        let n = session_id.trim_start_matches("cs_test_");
-        let (sub, invoice) = (format!("sub_test_{n}"), format!("in_test_{n}"));
-        let customer = session["customer"].clone();
-        let order = session["client_reference_id"].clone();
-        let mut completed = session.clone();
-        completed["status"] = json!("complete");
-        completed["payment_status"] = json!("paid");
-        completed["subscription"] = json!(sub);
-        let subscription = json!({"id": sub, "object": "subscription", "status": "active", "customer": customer,
-            "current_period_start": at, "current_period_end": at + 30 * 86_400, "cancel_at_period_end": false,
-            "metadata": {"order_id": order}});
-        let invoice_object = |status: &str| {
-            json!({"id": invoice, "object": "invoice", "number": format!("STRIPE-{n}"),
-            "status": status, "customer": customer, "subscription": sub, "subtotal": 23900, "tax": 5019, "total": 28919,
-            "amount_due": 28919, "currency": "eur", "created": at, "period_start": at, "period_end": at + 30 * 86_400,
-            "hosted_invoice_url": format!("https://invoice.stripe.test/{invoice}"),
-            "invoice_pdf": format!("https://invoice.stripe.test/{invoice}/pdf"),
-            "status_transitions": {"paid_at": if status == "paid" { json!(at) } else { Value::Null }},
-            "lines": {"data": [{"description": "G-ADA × 1", "amount": 23900, "period": {"start": at, "end": at + 30 * 86_400}}]}})
-        };
-        let event = |id: String, kind: &str, created: i64, object: Value| {
-            let body = json!({"id": id, "object": "event", "type": kind, "created": created, "data": {"object": object}});
-            (id, body.to_string())
-        };
-        vec![
-            event(
-                format!("evt_{n}_1"),
-                "checkout.session.completed",
-                at,
-                completed,
-            ),
-            event(
-                format!("evt_{n}_2"),
-                "customer.subscription.created",
-                at,
-                subscription,
-            ),
-            event(
-                format!("evt_{n}_3"),
-                "invoice.finalized",
-                at,
-                invoice_object("open"),
-            ),
-            event(
-                format!("evt_{n}_4"),
-                "invoice.paid",
-                at + 1,
-                invoice_object("paid"),
-            ),
-        ]
+    /// The customer pays by bank debit: the session completes unpaid,
+    /// then the payment succeeds (async_payment_succeeded, invoice.paid) or
+    /// fails (async_payment_failed, invoice.payment_failed, the
+    /// subscription past due).
+    pub fn pay_async(&self, session_id: &str, at: i64, succeeds: bool) -> Events {
+        self.lock()
+            .complete_checkout(session_id, at, Payment::Delayed { succeeds })
+    }
+
+    /// The session's 24 hours (or its `expires_at`) are over.
+    pub fn expire(&self, session_id: &str, at: i64) -> Events {
+        self.lock().expire_checkout(session_id, at)
+    }
+
+    /// The next period: customer.subscription.updated, invoice.finalized,
+    /// then invoice.paid, or invoice.payment_failed and the subscription
+    /// past due. A customer credit is applied first. A subscription set
+    /// to cancel by the period's end ends instead (…deleted).
+    pub fn renew(&self, subscription_id: &str, at: i64, paid: bool) -> Events {
+        self.lock().renew(subscription_id, at, paid)
+    }
+
+    /// Dunning gave up on an open invoice.
+    pub fn mark_uncollectible(&self, invoice_id: &str, at: i64) -> Events {
+        self.lock().mark_uncollectible(invoice_id, at)
+    }
+
+    /// An open or uncollectible invoice gets paid (a retry, a new card);
+    /// a past-due subscription with nothing else open becomes active.
+    pub fn pay_invoice(&self, invoice_id: &str, at: i64) -> Events {
+        self.lock().pay_invoice(invoice_id, at)
+    }
+
+    /// Canceled now on Stripe's side (Dashboard, Billing Portal, dunning).
+    pub fn cancel_at_stripe(&self, subscription_id: &str, at: i64) -> Events {
+        self.lock().cancel_at_stripe(subscription_id, at)
+    }
+
+    /// Set to cancel at the period's end on Stripe's side.
+    pub fn cancel_at_period_end_at_stripe(&self, subscription_id: &str, at: i64) -> Events {
+        self.lock()
+            .cancel_at_period_end_at_stripe(subscription_id, at)
+    }
+
+    /// A refund made in the Dashboard on an invoice's charge.
+    pub fn refund_at_stripe(&self, invoice_id: &str, amount: i64, at: i64) -> Events {
+        self.lock().refund_at_stripe(invoice_id, amount, at)
+    }
+
+    /// The cardholder disputes an invoice's charge.
+    pub fn dispute(&self, invoice_id: &str, at: i64) -> Events {
+        self.lock().dispute(invoice_id, at)
+    }
+
+    /// An event with any object and API version, e.g. one rendered for an
+    /// endpoint pinned to an older version.
+    pub fn event_in_version(
+        &self,
+        kind: &str,
+        object: Value,
+        api_version: &str,
+        at: i64,
+    ) -> (String, String) {
+        self.lock().event(kind, &object, None, api_version, at)
+    }
+
+    /// A subscription's invoices, newest first.
+    pub fn invoice_for_subscription(&self, subscription_id: &str) -> Vec<Value> {
+        self.lock().invoice_for_subscription(subscription_id)
     }
 }

@@ -1,73 +1,119 @@
 //! Repairs what missed webhooks would leave wrong: every so often, ask
 //! Stripe for the state of checkouts still waiting, of our subscriptions
 //! and of each customer's recent invoices, and apply it as events would.
+//! One object's failure (deleted at Stripe, a bad answer) is reported and
+//! skipped; the pass goes on.
 
 use anyhow::Context;
 use sqlx::Row;
+use stripe_billing::invoice::ListInvoice;
+use stripe_billing::subscription::RetrieveSubscription;
+use stripe_checkout::checkout_session::RetrieveCheckoutSession;
 
-use super::client::StripeClient;
-use super::events::apply_object;
+use super::client::{StripeClient, StripeFailure};
+use super::events::{apply_fetched, Fetched};
 use crate::{Clock, Db};
 
-/// Answers how many objects were applied.
-pub async fn reconcile(db: &Db, clock: &Clock, client: &StripeClient) -> anyhow::Result<usize> {
-    let mut applied = 0;
-    let waiting = sqlx::query(
+/// What a pass did.
+#[derive(Debug, Default)]
+pub struct Reconciled {
+    pub applied: usize,
+    /// Objects Stripe no longer has (`kind id`).
+    pub missing: Vec<String>,
+    /// Objects that could not be read or applied (`kind id: why`).
+    pub skipped: Vec<String>,
+}
+
+impl Reconciled {
+    fn outcome(&mut self, what: String, result: anyhow::Result<bool>) {
+        match result {
+            Ok(true) => self.applied += 1,
+            Ok(false) => {}
+            Err(error) => match error.downcast_ref::<StripeFailure>() {
+                Some(StripeFailure::NotFound(_)) => self.missing.push(what),
+                _ => self.skipped.push(format!("{what}: {error:#}")),
+            },
+        }
+    }
+}
+
+async fn ids(db: &Db, sql: &str, since: i64) -> anyhow::Result<Vec<String>> {
+    let rows = sqlx::query(sql)
+        .bind(since)
+        .fetch_all(&db.pool)
+        .await
+        .context("listing what to reconcile")?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+pub async fn reconcile(
+    db: &Db,
+    clock: &Clock,
+    client: &StripeClient,
+) -> anyhow::Result<Reconciled> {
+    let mut done = Reconciled::default();
+    let sessions = ids(
+        db,
         "select stripe_session_id from orders where state in ('held', 'expired') \
          and stripe_session_id is not null and created_at > $1",
+        clock.now() - 2 * 86_400,
     )
-    .bind(clock.now() - 2 * 86_400)
-    .fetch_all(&db.pool)
-    .await
-    .context("finding checkouts waiting for payment")?;
-    for row in &waiting {
-        let id: String = row.try_get("stripe_session_id")?;
-        let session = client
-            .get(&format!("/v1/checkout/sessions/{id}"), &[])
-            .await?;
-        if session["status"].as_str() == Some("complete")
-            && apply_object(db, clock, "checkout.session.completed", &session).await?
+    .await?;
+    for id in sessions {
+        let result: anyhow::Result<bool> = async {
+            let session = client
+                .send(&RetrieveCheckoutSession::new(id.as_str()), None)
+                .await?;
+            apply_fetched(db, clock, &Fetched::Session(Box::new(session))).await
+        }
+        .await;
+        done.outcome(format!("checkout session {id}"), result);
+    }
+    let subscriptions = ids(
+        db,
+        "select stripe_subscription_id from servers where stripe_subscription_id is not null \
+         and (cancelled_at is null or cancelled_at > $1)",
+        clock.now() - 40 * 86_400,
+    )
+    .await?;
+    for id in subscriptions {
+        let result: anyhow::Result<bool> = async {
+            let subscription = client
+                .send(&RetrieveSubscription::new(id.as_str()), None)
+                .await?;
+            apply_fetched(db, clock, &Fetched::Subscription(Box::new(subscription))).await
+        }
+        .await;
+        done.outcome(format!("subscription {id}"), result);
+    }
+    let customers = ids(
+        db,
+        "select stripe_customer_id from organizations where stripe_customer_id is not null and $1 = $1",
+        0,
+    )
+    .await?;
+    for id in customers {
+        let list = match client
+            .send(&ListInvoice::new().customer(id.as_str()).limit(24), None)
+            .await
         {
-            applied += 1;
-        }
-    }
-    let subscriptions = sqlx::query(
-        "select stripe_subscription_id from servers where stripe_subscription_id is not null",
-    )
-    .fetch_all(&db.pool)
-    .await
-    .context("listing subscriptions")?;
-    for row in &subscriptions {
-        let id: String = row.try_get("stripe_subscription_id")?;
-        let subscription = client.get(&format!("/v1/subscriptions/{id}"), &[]).await?;
-        let kind = if subscription["status"].as_str() == Some("canceled") {
-            "customer.subscription.deleted"
-        } else {
-            "customer.subscription.updated"
-        };
-        if apply_object(db, clock, kind, &subscription).await? {
-            applied += 1;
-        }
-    }
-    let customers = sqlx::query(
-        "select stripe_customer_id from organizations where stripe_customer_id is not null",
-    )
-    .fetch_all(&db.pool)
-    .await
-    .context("listing Stripe customers")?;
-    for row in &customers {
-        let id: String = row.try_get("stripe_customer_id")?;
-        let list = client
-            .get(
-                "/v1/invoices",
-                &[("customer", id.as_str()), ("limit", "24")],
-            )
-            .await?;
-        for invoice in list["data"].as_array().cloned().unwrap_or_default() {
-            if apply_object(db, clock, "invoice.updated", &invoice).await? {
-                applied += 1;
+            Ok(list) => list,
+            Err(error) => {
+                done.outcome(format!("invoices of {id}"), Err(error.into()));
+                continue;
             }
+        };
+        for invoice in list.data {
+            let what = format!(
+                "invoice {}",
+                invoice.id.as_ref().map_or("?", |i| i.as_str())
+            );
+            let result = apply_fetched(db, clock, &Fetched::Invoice(Box::new(invoice))).await;
+            done.outcome(what, result);
         }
     }
-    Ok(applied)
+    if !done.missing.is_empty() || !done.skipped.is_empty() {
+        tracing::warn!(missing = ?done.missing, skipped = ?done.skipped, "Stripe reconciliation skipped objects");
+    }
+    Ok(done)
 }

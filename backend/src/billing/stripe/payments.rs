@@ -1,0 +1,241 @@
+//! Money moving after the invoice: refunds made at Stripe become credit
+//! notes here, disputes flag the invoice and the organization for finance,
+//! and a payment for an order we cannot deliver is given back in full.
+
+use anyhow::Context;
+use sqlx::{Any, Row, Transaction};
+use stripe_shared::{Charge, Dispute};
+
+use super::client::StripeClient;
+use super::subscriptions::{cancel_now, refund_in_full};
+use crate::jobs::Outcome;
+use crate::{audit, Clock, Db};
+
+/// The invoice a payment intent paid, with its organization.
+async fn invoice_of(
+    tx: &mut Transaction<'_, Any>,
+    payment_intent: &str,
+) -> anyhow::Result<Option<(String, String, String)>> {
+    let row = sqlx::query(
+        "select id, organization_id, coalesce(number, stripe_invoice_id) as number from invoices \
+         where stripe_payment_intent = $1",
+    )
+    .bind(payment_intent)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("finding the paid invoice")?;
+    row.map(|r| {
+        Ok((
+            r.try_get("id")?,
+            r.try_get("organization_id")?,
+            r.try_get("number")?,
+        ))
+    })
+    .transpose()
+}
+
+/// `charge.refunded`: what was refunded since we last heard becomes a
+/// credit note (already paid out, so nothing is left to set against later
+/// invoices). Refunds of a payment we know nothing of wait for its invoice.
+pub(super) async fn refunded(
+    tx: &mut Transaction<'_, Any>,
+    charge: &Charge,
+    now: i64,
+) -> anyhow::Result<bool> {
+    let Some(intent) = charge.payment_intent.as_ref().map(|p| p.id().to_string()) else {
+        return Ok(true);
+    };
+    let Some((_, org, number)) = invoice_of(tx, &intent).await? else {
+        // Its invoice is not mirrored yet: try again later.
+        return Ok(false);
+    };
+    let reason = format!("stripe_refund {intent}");
+    let credited: i64 = sqlx::query_scalar(
+        "select cast(coalesce(sum(amount_cents), 0) as bigint) from credit_notes where organization_id = $1 and reason = $2",
+    )
+    .bind(&org)
+    .bind(&reason)
+    .fetch_one(&mut **tx)
+    .await
+    .context("reading refunds already credited")?;
+    let new = charge.amount_refunded - credited;
+    if new <= 0 {
+        return Ok(true);
+    }
+    let note = super::super::credit::issue(tx, &org, new, &reason, None, "stripe", now).await?;
+    sqlx::query("update credit_notes set remaining_cents = 0 where number = $1")
+        .bind(&note)
+        .execute(&mut **tx)
+        .await
+        .context("marking the refund paid out")?;
+    tracing::info!(invoice = %number, cents = new, "Stripe refund mirrored as a credit note");
+    Ok(true)
+}
+
+/// A dispute opened (or closed) on a payment: the invoice and the
+/// organization are flagged for finance (cleared when the dispute closes).
+pub(super) async fn disputed(
+    tx: &mut Transaction<'_, Any>,
+    dispute: &Dispute,
+    kind: &str,
+    now: i64,
+) -> anyhow::Result<bool> {
+    let Some(intent) = dispute.payment_intent.as_ref().map(|p| p.id().to_string()) else {
+        return Ok(true);
+    };
+    let Some((invoice, org, number)) = invoice_of(tx, &intent).await? else {
+        return Ok(false);
+    };
+    let open = kind == "charge.dispute.created";
+    let flag = open.then_some(now);
+    sqlx::query("update invoices set disputed_at = $1 where id = $2")
+        .bind(flag)
+        .bind(&invoice)
+        .execute(&mut **tx)
+        .await
+        .context("flagging the invoice")?;
+    sqlx::query(
+        "update organizations set disputed_at = case when $1 then $2 else \
+         (select max(disputed_at) from invoices where organization_id = $3) end where id = $3",
+    )
+    .bind(open)
+    .bind(now)
+    .bind(&org)
+    .execute(&mut **tx)
+    .await
+    .context("flagging the organization")?;
+    audit::record(
+        &mut **tx,
+        &audit::Entry {
+            organization_id: Some(&org),
+            user_id: None,
+            actor: "stripe",
+            action: if open {
+                "invoice.disputed"
+            } else {
+                "invoice.dispute_closed"
+            },
+            detail: &format!("{number} {} {}", dispute.id, dispute.amount),
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    Ok(true)
+}
+
+/// Job: money arrived for an order we could not deliver (sold out while
+/// the customer paid, a second session of a paid order, a failed bank
+/// debit). The subscription ends now, its payment (if any) is refunded in
+/// full and the customer is told, in their language. Retried until Stripe
+/// has done both.
+pub async fn give_back(
+    db: &Db,
+    clock: &Clock,
+    client: &StripeClient,
+    order_id: &str,
+    attempts: i64,
+) -> Outcome {
+    match give_back_inner(db, clock, client, order_id).await {
+        Ok(()) => Outcome::Done,
+        Err(error) if attempts < 30 => {
+            Outcome::RetryAt(clock.now() + 30 * attempts, format!("{error:#}"))
+        }
+        Err(error) => Outcome::Dead(format!("{error:#}")),
+    }
+}
+
+async fn give_back_inner(
+    db: &Db,
+    clock: &Clock,
+    client: &StripeClient,
+    order_id: &str,
+) -> anyhow::Result<()> {
+    let row = sqlx::query(
+        "select o.organization_id, o.stripe_subscription_id, o.refund_id, o.state from orders o where o.id = $1",
+    )
+    .bind(order_id)
+    .fetch_one(&db.pool)
+    .await
+    .context("reading the order")?;
+    let org: String = row.try_get("organization_id")?;
+    let Some(subscription) = row.try_get::<Option<String>, _>("stripe_subscription_id")? else {
+        return Ok(());
+    };
+    if row.try_get::<Option<String>, _>("refund_id")?.is_some() {
+        return Ok(());
+    }
+    // A subscription that also runs a delivered server (a second session
+    // of the same order) is never ended here.
+    let serving: i64 =
+        sqlx::query_scalar("select count(*) from servers where stripe_subscription_id = $1")
+            .bind(&subscription)
+            .fetch_one(&db.pool)
+            .await
+            .context("checking the subscription")?;
+    if serving == 0 {
+        cancel_now(client, &subscription, &format!("undeliverable-{order_id}")).await?;
+    }
+    let paid_by: Option<String> = sqlx::query_scalar(
+        "select stripe_payment_intent from invoices where stripe_subscription_id = $1 \
+         and stripe_payment_intent is not null order by created_at limit 1",
+    )
+    .bind(&subscription)
+    .fetch_optional(&db.pool)
+    .await
+    .context("finding the payment")?
+    .flatten();
+    let Some(intent) = paid_by else {
+        let state: String = row.try_get("state")?;
+        if state == "failed" {
+            // Nothing was paid (a failed debit): ending it was all.
+            return Ok(());
+        }
+        anyhow::bail!("the payment's invoice is not mirrored yet");
+    };
+    let refund = refund_in_full(client, &intent, &format!("undeliverable-{order_id}")).await?;
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let marked = sqlx::query(
+        "update orders set refund_id = $1, updated_at = $2 where id = $3 and refund_id is null",
+    )
+    .bind(&refund)
+    .bind(now)
+    .bind(order_id)
+    .execute(&mut *tx)
+    .await
+    .context("recording the refund")?;
+    if marked.rows_affected() == 1 {
+        audit::record(
+            &mut *tx,
+            &audit::Entry {
+                organization_id: Some(&org),
+                user_id: None,
+                actor: "system",
+                action: "order.refunded",
+                detail: &format!("{order_id} {refund}"),
+                ip: None,
+                at: now,
+            },
+        )
+        .await?;
+        super::super::dunning::notify(&mut tx, &org, now, |lang| refunded_mail(lang, order_id))
+            .await?;
+    }
+    tx.commit().await.context("committing the refund")?;
+    Ok(())
+}
+
+fn refunded_mail(lang: domain::Lang, order: &str) -> (String, String) {
+    let short: String = order.chars().take(8).collect();
+    match lang {
+        domain::Lang::Zh => (
+            format!("订单 {short} 已全额退款"),
+            format!("您好：\n\n很抱歉，您付款时该站点的最后一台服务器已被预订，或者付款在预留时间结束后才到账，我们无法交付订单 {short}。订阅已终止，款项已全额退回原支付方式（通常需要 5–10 个工作日到账）。\n\n门户中的库存页面显示哪些站点现在有货。"),
+        ),
+        domain::Lang::En => (
+            format!("Order {short} refunded in full"),
+            format!("Hello,\n\nSorry: the last server at that site was taken while you paid, or the payment arrived after the hold ended, so we could not deliver order {short}. The subscription is ended and the payment has been refunded in full to the original payment method (usually 5–10 business days).\n\nThe stock page in the portal shows which sites have servers now."),
+        ),
+    }
+}

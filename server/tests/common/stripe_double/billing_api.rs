@@ -1,0 +1,218 @@
+//! Subscription changes, invoice and invoice-payment lists, refunds.
+
+use super::billing;
+use super::http::{find, merge_metadata, page, Answer, Failure, Form};
+use super::ledger::{changes, Ledger};
+use super::API_VERSION;
+use serde_json::{json, Value};
+
+/// The end of a subscription's current period (its items' latest end).
+pub(super) fn period_end(subscription: &Value) -> i64 {
+    subscription["items"]["data"]
+        .as_array()
+        .and_then(|items| {
+            items
+                .iter()
+                .filter_map(|i| i["current_period_end"].as_i64())
+                .max()
+        })
+        .unwrap_or(0)
+}
+
+fn cancellation_details(subscription: &mut Value, form: &Form) {
+    for field in ["comment", "feedback"] {
+        if let Some(value) = form.get(&format!("cancellation_details[{field}]")) {
+            subscription["cancellation_details"][field] = if value.is_empty() {
+                Value::Null
+            } else {
+                json!(value)
+            };
+        }
+    }
+}
+
+pub(super) fn update_subscription(l: &mut Ledger, id: &str, form: &Form) -> Answer {
+    let before = find(l, "subscription", id, "id")?;
+    let mut subscription = before.clone();
+    let now = l.now();
+    let touches_cancel = form.has("cancel_at") || form.has("cancel_at_period_end");
+    if subscription["status"] == "canceled" && touches_cancel {
+        let message =
+            "A canceled subscription can only update its cancellation_details and metadata.";
+        return Err(Failure::invalid("cancel_at", message));
+    }
+    if let Some(behavior) = form.text("proration_behavior") {
+        if !["always_invoice", "create_prorations", "none"].contains(&behavior.as_str()) {
+            let message = "Invalid proration_behavior: must be one of always_invoice, create_prorations, or none.";
+            return Err(Failure::invalid("proration_behavior", message));
+        }
+    }
+    let end = period_end(&subscription);
+    match form.get("cancel_at") {
+        None => {}
+        Some("") => {
+            subscription["cancel_at"] = Value::Null;
+            subscription["cancel_at_period_end"] = json!(false);
+        }
+        Some("max_period_end" | "min_period_end" | "max_billed_until") => {
+            subscription["cancel_at"] = json!(end);
+            subscription["cancel_at_period_end"] = json!(false);
+        }
+        Some(_) => {
+            let at = form.int("cancel_at")?.unwrap_or_default();
+            if at <= now {
+                return Err(Failure::invalid(
+                    "cancel_at",
+                    "cancel_at must be in the future.",
+                ));
+            }
+            subscription["cancel_at"] = json!(at);
+            subscription["cancel_at_period_end"] = json!(false);
+        }
+    }
+    match form.flag("cancel_at_period_end")? {
+        Some(true) => {
+            subscription["cancel_at"] = json!(end);
+            subscription["cancel_at_period_end"] = json!(true);
+        }
+        Some(false) if form.get("cancel_at").is_none() => {
+            subscription["cancel_at"] = Value::Null;
+            subscription["cancel_at_period_end"] = json!(false);
+        }
+        _ => {}
+    }
+    if touches_cancel {
+        // Stripe records when cancellation was last requested, and clears it on revoke.
+        let scheduled = !subscription["cancel_at"].is_null();
+        subscription["canceled_at"] = if scheduled { json!(now) } else { Value::Null };
+        subscription["cancellation_details"]["reason"] = if scheduled {
+            json!("cancellation_requested")
+        } else {
+            Value::Null
+        };
+    }
+    cancellation_details(&mut subscription, form);
+    merge_metadata(&mut subscription, form);
+    l.count("subscription.update");
+    l.put(subscription.clone());
+    if let Some(previous) = changes(&before, &subscription) {
+        let event = l.event(
+            "customer.subscription.updated",
+            &subscription,
+            Some(previous),
+            API_VERSION,
+            now,
+        );
+        l.outbox.push(event);
+    }
+    Ok(subscription)
+}
+
+pub(super) fn cancel_subscription(l: &mut Ledger, id: &str, form: &Form) -> Answer {
+    let mut subscription = find(l, "subscription", id, "id")?;
+    if subscription["status"] == "canceled" {
+        // Stripe treats a canceled subscription as gone for a second cancel.
+        return Err(Failure::missing("subscription", id, "id"));
+    }
+    let now = l.now();
+    subscription["status"] = json!("canceled");
+    subscription["canceled_at"] = json!(now);
+    subscription["ended_at"] = json!(now);
+    subscription["cancel_at_period_end"] = json!(false);
+    subscription["cancellation_details"]["reason"] = json!("cancellation_requested");
+    cancellation_details(&mut subscription, form);
+    l.count("subscription.cancel");
+    l.put(subscription.clone());
+    let event = l.event(
+        "customer.subscription.deleted",
+        &subscription,
+        None,
+        API_VERSION,
+        now,
+    );
+    l.outbox.push(event);
+    Ok(subscription)
+}
+
+/// Items live in their subscription, as Stripe renders them.
+pub(super) fn subscription_item(l: &mut Ledger, id: &str) -> Answer {
+    l.all("subscription")
+        .iter()
+        .filter_map(|s| s["items"]["data"].as_array())
+        .flatten()
+        .find(|item| item["id"] == id)
+        .cloned()
+        .ok_or_else(|| Failure::missing("subscription_item", id, "id"))
+}
+
+pub(super) fn list_invoices(l: &mut Ledger, form: &Form) -> Answer {
+    let customer = form.text("customer");
+    let subscription = form.text("subscription");
+    let status = form.text("status");
+    let invoices = l
+        .all("invoice")
+        .into_iter()
+        .filter(|i| {
+            customer
+                .as_ref()
+                .is_none_or(|c| i["customer"] == c.as_str())
+        })
+        .filter(|i| {
+            subscription
+                .as_ref()
+                .is_none_or(|s| i["parent"]["subscription_details"]["subscription"] == s.as_str())
+        })
+        .filter(|i| status.as_ref().is_none_or(|s| i["status"] == s.as_str()))
+        .collect();
+    page(invoices, form, "/v1/invoices")
+}
+
+/// `GET /v1/invoice_payments`, how a payment intent leads to its invoice.
+pub(super) fn list_invoice_payments(l: &mut Ledger, form: &Form) -> Answer {
+    let invoice = form.text("invoice");
+    let intent = form.text("payment[payment_intent]");
+    let payments = l
+        .all("invoice_payment")
+        .into_iter()
+        .filter(|p| invoice.as_ref().is_none_or(|i| p["invoice"] == i.as_str()))
+        .filter(|p| {
+            intent
+                .as_ref()
+                .is_none_or(|i| p["payment"]["payment_intent"] == i.as_str())
+        })
+        .collect();
+    page(payments, form, "/v1/invoice_payments")
+}
+
+pub(super) fn create_refund(l: &mut Ledger, form: &Form) -> Answer {
+    let charge_id = match (form.text("payment_intent"), form.text("charge")) {
+        (Some(intent), _) => l
+            .all("charge")
+            .into_iter()
+            .find(|c| c["payment_intent"] == intent.as_str())
+            .and_then(|c| c["id"].as_str().map(str::to_owned))
+            .ok_or_else(|| Failure::missing("payment_intent", &intent, "payment_intent"))?,
+        (None, Some(charge)) => {
+            find(l, "charge", &charge, "charge")?;
+            charge
+        }
+        (None, None) => return Err(Failure::parameter_missing("payment_intent")),
+    };
+    let reason = form.text("reason");
+    if let Some(reason) = &reason {
+        if !["duplicate", "fraudulent", "requested_by_customer"].contains(&reason.as_str()) {
+            return Err(Failure::invalid(
+                "reason",
+                "Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer.",
+            ));
+        }
+    }
+    let now = l.now();
+    let metadata = Value::Object(form.hash("metadata"));
+    let (refund, charge) =
+        billing::refund(l, &charge_id, form.int("amount")?, reason, metadata, now)?;
+    l.count("refund");
+    let event = l.event("charge.refunded", &charge, None, API_VERSION, now);
+    l.outbox.push(event);
+    Ok(refund)
+}
