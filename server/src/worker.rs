@@ -200,7 +200,7 @@ async fn housekeeping(state: &AppState) {
 /// Runs a Stripe job (applying an event, giving back an undeliverable
 /// payment); `None` for other kinds. Without Stripe configured they wait.
 async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> {
-    use backend::billing::stripe::{events, payments};
+    use backend::billing::stripe::{credits, events, payments};
     // Soon, so a replica that has the keys picks it up.
     let later = || {
         jobs::Outcome::RetryAt(
@@ -217,6 +217,21 @@ async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> 
                 &state.db,
                 &state.clock,
                 secret.expose(),
+                &job.subject_id,
+                job.attempts,
+            )
+            .await,
+        );
+    }
+    if job.kind == credits::PASS_ON {
+        let Some(client) = &state.stripe else {
+            return Some(later());
+        };
+        return Some(
+            credits::pass_on(
+                &state.db,
+                &state.clock,
+                client,
                 &job.subject_id,
                 job.attempts,
             )

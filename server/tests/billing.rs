@@ -12,6 +12,7 @@ on_both_databases!(
     the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids,
     an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid,
     a_rebuild_keeps_a_suspended_servers_network_cut,
+    credit_without_a_server_left_is_refunded_by_transfer,
 );
 
 /// 2026-11-30 00:53:20 UTC.
@@ -164,8 +165,8 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
         .await;
     let text = strip_tags(&body);
     assert!(
-        text.contains("€234.41"),
-        "284.41 less the 50.00 credit: {text}"
+        text.contains("€224.91"),
+        "284.41 less the 50.00 credit and its 19% VAT: {text}"
     );
     assert!(text.contains("CN-2026-000001"), "{text}");
 
@@ -181,7 +182,7 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
         csv.body
     );
     assert!(
-        csv.body.contains(",284.41,50.00,234.41,EUR,"),
+        csv.body.contains(",284.41,59.50,224.91,EUR,"),
         "{}",
         csv.body
     );
@@ -424,5 +425,70 @@ async fn a_rebuild_keeps_a_suspended_servers_network_cut(db: TestDb) {
         "the new host's network is cut too"
     );
     assert!(!page.contains("data-event=\"network.restored\""));
+    app.finish().await;
+}
+
+/// Credit of a customer who has no server (left) has no invoice to go
+/// against: finance sees it as a refund due, transfers it and marks it.
+async fn credit_without_a_server_left_is_refunded_by_transfer(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.member("owner@a.example", "Owner", "Org A").await;
+    let staff = app.staff("finance@host.example").await;
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    let org = finance
+        .split("<option value=\"")
+        .skip(1)
+        .find(|o| o.contains(">Org A<"))
+        .and_then(|o| o.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let credited = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/credit",
+            &[
+                ("organization", &org),
+                ("amount", "74.90"),
+                ("reason", "SLA"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(credited.location(), "/en/staff/finance?done=credit");
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    let due = finance
+        .split("data-refund-due=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(due.starts_with("CN-"), "{}", strip_tags(&finance));
+    assert!(strip_tags(&finance).contains("€74.90"));
+    let zh = app.get_as(&staff, "/zh/staff/finance").await.body;
+    assert!(zh.contains("待退款"), "translated");
+    let marked = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/refunded",
+            &[("credit_note", &due)],
+            &[],
+        )
+        .await;
+    assert_eq!(marked.location(), "/en/staff/finance?done=refunded");
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    assert!(!finance.contains("data-refund-due="), "paid out");
+    // Twice is a 404, not a second payment.
+    let again = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/refunded",
+            &[("credit_note", &due)],
+            &[],
+        )
+        .await;
+    assert_eq!(again.status, 404);
     app.finish().await;
 }

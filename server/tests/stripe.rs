@@ -25,6 +25,8 @@ on_both_databases!(
     a_late_payment_for_a_sold_out_order_is_refunded_in_full,
     each_decision_is_a_new_intent_and_retries_reuse_it,
     asynchronous_payments_refunds_and_disputes_are_mirrored,
+    an_sla_credit_goes_onto_the_next_stripe_invoice,
+    an_sla_credit_for_an_ended_server_is_refunded,
 );
 
 const SECRET: &str = "whsec_test_secret";
@@ -801,5 +803,129 @@ async fn a_revoke_after_the_date_never_uncancels_at_stripe(db: TestDb) {
         1,
         "only the cancellation reached Stripe: {updates:?}"
     );
+    app.finish().await;
+}
+
+/// 2026-11-10 00:00 UTC.
+const NOVEMBER_10: i64 = 1_794_268_800;
+
+/// A Stripe customer's G-L40S×2 in Singapore (one host there) is down ten
+/// minutes in November: its host fails, another is racked and the server
+/// rebuilt. `end_at_stripe` ends the subscription before the month closes.
+/// Answers the owner once December has begun (signed in again).
+async fn ten_minutes_down_in_november(
+    app: &TestApp,
+    double: &StripeDouble,
+    clock: &backend::Clock,
+    end_at_stripe: bool,
+) -> reqwest::Client {
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let placed = app
+        .place_order(&owner, "g-l40s-x2", "sin", &[("name", "trainer")])
+        .await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    deliver_all(app, &double.pay("cs_test_1", clock.now()), clock.now()).await;
+    let (_, id) = app.newest_order_server(&owner).await;
+    app.wait_for_server(&owner, &id).await;
+    let staff = app.staff("ops@host.example").await;
+    let set = app
+        .post_as(
+            &staff,
+            "/en/staff/hosts",
+            "/en/staff/hosts/set",
+            &[
+                ("name", "sin-g-l40s-x2-001"),
+                ("state", "failed"),
+                ("reason", "Xid 79"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(set.location(), "/en/staff/hosts?done=1");
+    let server = format!("/en/servers/{id}");
+    app.wait_for(&owner, &server, "data-event=\"rebuild.waiting\"")
+        .await;
+    app.ops_ok(&[
+        "hosts",
+        "add",
+        "--site",
+        "sin",
+        "--plan",
+        "g-l40s-x2",
+        "--count",
+        "1",
+    ]);
+    clock.advance(600);
+    double.set_now(clock.now());
+    app.wait_for(&owner, &server, "data-event=\"rebuilt\"")
+        .await;
+    if end_at_stripe {
+        deliver_all(
+            app,
+            &double.cancel_at_stripe("sub_test_1", clock.now()),
+            clock.now(),
+        )
+        .await;
+        app.wait_for(&owner, &server, "data-event=\"cancelled\"")
+            .await;
+    }
+    // November closes.
+    clock.advance(21 * 86_400);
+    double.set_now(clock.now());
+    sign_in_again(app, &owner, "owner@a.example").await;
+    owner
+}
+
+/// 10 % of the €1,420.00 fee, and the 19 % German VAT charged on it.
+const CREDIT_WITH_VAT: i64 = 14_200 + 2_698;
+
+async fn an_sla_credit_goes_onto_the_next_stripe_invoice(db: TestDb) {
+    let clock = backend::Clock::manual(NOVEMBER_10);
+    let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
+    let owner = ten_minutes_down_in_november(&app, &double, &clock, false).await;
+    // The credit note is issued as for everyone, unasked…
+    eventually(&app, &owner, "/en/billing", "CN-2026-000001").await;
+    // …and, as no invoice of ours follows, passed to Stripe's balance with
+    // its VAT: Stripe takes it off the next invoice.
+    for _ in 0..150 {
+        if double.created("customer_balance_transaction") == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let calls = double.calls("/v1/customers/cus_test_1/balance_transactions");
+    assert_eq!(calls.len(), 1, "{}", stripe_jobs(&app).await);
+    assert_eq!(calls[0]["amount"], (-CREDIT_WITH_VAT).to_string());
+    assert!(calls[0]["description"].contains("CN-2026-000001"));
+    let events = double.renew("sub_test_1", clock.now(), true);
+    let invoice = double.invoice_for_subscription("sub_test_1")[0].clone();
+    assert_eq!(invoice["starting_balance"], -CREDIT_WITH_VAT);
+    assert_eq!(
+        invoice["amount_due"].as_i64(),
+        invoice["total"].as_i64().map(|t| t - CREDIT_WITH_VAT)
+    );
+    deliver_all(&app, &events, clock.now()).await;
+    // The job ran once: a retry would not credit twice.
+    assert_eq!(double.created("customer_balance_transaction"), 1);
+    app.finish().await;
+}
+
+async fn an_sla_credit_for_an_ended_server_is_refunded(db: TestDb) {
+    let clock = backend::Clock::manual(NOVEMBER_10);
+    let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
+    let owner = ten_minutes_down_in_november(&app, &double, &clock, true).await;
+    eventually(&app, &owner, "/en/billing", "CN-2026-000001").await;
+    // No invoice follows an ended server: the money goes back to the card.
+    for _ in 0..150 {
+        if double.created("refund") == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refunds = double.calls("/v1/refunds");
+    assert_eq!(refunds.len(), 1, "{}", stripe_jobs(&app).await);
+    assert_eq!(refunds[0]["payment_intent"], "pi_test_1");
+    assert_eq!(refunds[0]["amount"], CREDIT_WITH_VAT.to_string());
+    assert_eq!(double.created("customer_balance_transaction"), 0);
     app.finish().await;
 }

@@ -28,6 +28,16 @@ pub struct FinanceView {
     pub disputed: Vec<DisputedRow>,
     /// Stripe events stored but not applied: (id, type, why).
     pub held_events: Vec<(String, String, String)>,
+    /// Credit customers without a server left are owed by transfer.
+    pub refunds_due: Vec<RefundDueRow>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RefundDueRow {
+    pub number: String,
+    pub organization: String,
+    pub amount: Money,
+    pub since: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -54,6 +64,7 @@ pub fn FinancePage() -> impl IntoView {
         Some("paid") => Some(b.finance_paid_done),
         Some("credit") => Some(b.finance_credit_done),
         Some("closed") => Some(b.finance_closed_done),
+        Some("refunded") => Some(b.finance_refunded_done),
         _ => None,
     };
     let table = move |title: &'static str, rows: Vec<(String, Money)>| {
@@ -128,6 +139,28 @@ pub fn FinancePage() -> impl IntoView {
             view! { <tr data-held-event=key><th scope="row"><code>{id}</code></th><td>{kind}</td><td>{why}</td></tr> }
         })
         .collect_view();
+    let refunds = view
+        .refunds_due
+        .into_iter()
+        .map(|r| {
+            let (number, key) = (r.number.clone(), r.number.clone());
+            view! {
+                <tr data-refund-due=key>
+                    <th scope="row">{r.number}</th>
+                    <td>{r.organization}</td>
+                    <td class="num">{r.amount.format(lang)}</td>
+                    <td>{r.since}</td>
+                    <td>
+                        <form method="post" action=href(lang, "/staff/finance/refunded") class="inline">
+                            <CsrfField />
+                            <input type="hidden" name="credit_note" value=number />
+                            <button type="submit" class="secondary">{b.finance_mark_refunded}</button>
+                        </form>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
     let organizations = view
         .organizations
         .iter()
@@ -149,6 +182,11 @@ pub fn FinancePage() -> impl IntoView {
                 <h2>{b.finance_open}</h2>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_open>
                     <table class="invoices"><InvoiceTableHead lang customer=true /><tbody>{open}</tbody></table>
+                </div>
+                <h2>{b.finance_refunds_due}</h2>
+                <p>{b.finance_refunds_due_hint}</p>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_refunds_due>
+                    <table><tbody>{refunds}</tbody></table>
                 </div>
                 <h2>{b.finance_disputed}</h2>
                 <p>{b.finance_disputed_hint}</p>

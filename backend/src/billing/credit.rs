@@ -19,6 +19,13 @@ pub struct CreditNote {
     pub created_at: i64,
 }
 
+/// A credit (ex VAT, like the fees it is a share of) with the VAT charged on
+/// it at `rate_bp`: what it takes off an invoice's total, so the credit
+/// reduces net and VAT in the same proportion (docs/SLA.md).
+pub fn with_vat(net_cents: i64, rate_bp: i64) -> i64 {
+    net_cents + (net_cents * rate_bp + 5_000) / 10_000
+}
+
 pub async fn issue(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
@@ -157,4 +164,71 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<CreditNo
         })
     })
     .collect()
+}
+
+/// Credit a customer can no longer use against an invoice of ours: open
+/// credit notes of an organization with no server left. Finance pays these
+/// back by transfer: (number, organization name, cents, issued).
+pub async fn refunds_due(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>> {
+    sqlx::query(
+        "select c.number, o.name, c.remaining_cents, c.created_at from credit_notes c \
+         join organizations o on o.id = c.organization_id where c.remaining_cents > 0 \
+         and not exists (select 1 from servers s where s.organization_id = c.organization_id \
+         and s.cancelled_at is null and s.state <> 'failed') order by c.created_at, c.number",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("listing refunds due")?
+    .iter()
+    .map(|r| {
+        Ok((
+            r.try_get("number")?,
+            r.try_get("name")?,
+            r.try_get("remaining_cents")?,
+            r.try_get("created_at")?,
+        ))
+    })
+    .collect()
+}
+
+/// Finance transferred what is left of a credit note back to the customer.
+/// Answers false if it had nothing left (or does not exist).
+pub async fn mark_refunded(
+    db: &Db,
+    clock: &crate::Clock,
+    number: &str,
+    actor: &str,
+) -> anyhow::Result<bool> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    let row = sqlx::query(
+        "update credit_notes set paid_out_via = 'transfer', paid_out_cents = remaining_cents, \
+         paid_out_at = $1, remaining_cents = 0 where number = $2 and remaining_cents > 0 \
+         returning organization_id, paid_out_cents",
+    )
+    .bind(now)
+    .bind(number)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("marking the credit refunded")?;
+    let Some(row) = row else {
+        return Ok(false);
+    };
+    let org: String = row.try_get("organization_id")?;
+    let cents: i64 = row.try_get("paid_out_cents")?;
+    audit::record(
+        &mut *tx,
+        &audit::Entry {
+            organization_id: Some(&org),
+            user_id: None,
+            actor,
+            action: "credit_note.paid_out",
+            detail: &format!("{number} transfer {cents}"),
+            ip: None,
+            at: now,
+        },
+    )
+    .await?;
+    tx.commit().await.context("committing")?;
+    Ok(true)
 }

@@ -142,7 +142,10 @@ async fn issue_for(
         return Ok(false);
     }
     let number = numbering::next(&mut tx, "INV", now).await?;
-    let credit = credit::apply(db, &mut tx, &due.organization_id, quote.total.cents).await?;
+    // Credit notes are ex VAT: they are used against the net, and take the
+    // VAT charged on that share off with it.
+    let credit_net = credit::apply(db, &mut tx, &due.organization_id, quote.net.cents).await?;
+    let credit = credit::with_vat(credit_net, treatment.rate_bp()).min(quote.total.cents);
     let amount_due = quote.total.cents - credit;
     let (name, address, vat_id) = match &profile {
         Some(p) => (

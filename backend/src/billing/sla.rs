@@ -96,6 +96,18 @@ pub async fn credit_closed_month(
             .execute(&mut *tx)
             .await
             .context("linking the credit note")?;
+            // A Stripe customer gets no invoice of ours to set it against:
+            // it goes to their Stripe balance, or back as a refund.
+            let stripe: Option<Option<String>> =
+                sqlx::query_scalar("select stripe_subscription_id from servers where id = $1")
+                    .bind(&id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .context("reading the server's billing")?;
+            if let Some(Some(_)) = stripe {
+                crate::jobs::enqueue(&mut tx, super::stripe::credits::PASS_ON, &number, now, now)
+                    .await?;
+            }
             issued += 1;
         }
         tx.commit().await.context("committing the SLA credit")?;

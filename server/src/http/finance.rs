@@ -1,7 +1,7 @@
 //! Finance (staff): revenue by month, plan and site; every open and
 //! overdue invoice, marked paid, voided or written off; credit notes.
 
-use app::portal::finance::{DisputedRow, FinanceView};
+use app::portal::finance::{DisputedRow, FinanceView, RefundDueRow};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -64,6 +64,16 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
             })
             .collect(),
         held_events: backend::billing::stripe::events::held(&state.db).await?,
+        refunds_due: credit::refunds_due(&state.db)
+            .await?
+            .into_iter()
+            .map(|(number, organization, cents, since)| RefundDueRow {
+                number,
+                organization,
+                amount: domain::Money::eur(cents),
+                since: domain::time::format_date(since),
+            })
+            .collect(),
     })
 }
 
@@ -93,6 +103,8 @@ pub struct FinanceForm {
     amount: String,
     #[serde(default)]
     reason: String,
+    #[serde(default)]
+    credit_note: String,
 }
 
 /// "12.50" or "12,5" as cents; `None` for anything else or not positive.
@@ -146,6 +158,15 @@ pub async fn finance_post(
                 .await
                 {
                     Ok(true) => return redirect(lang, "/staff/finance?done=closed"),
+                    Ok(false) => return not_found(&state, parts).await,
+                    Err(error) => return unavailable(&state, parts, error).await,
+                }
+            }
+            "refunded" => {
+                match credit::mark_refunded(&state.db, &state.clock, &form.credit_note, &actor)
+                    .await
+                {
+                    Ok(true) => return redirect(lang, "/staff/finance?done=refunded"),
                     Ok(false) => return not_found(&state, parts).await,
                     Err(error) => return unavailable(&state, parts, error).await,
                 }

@@ -11,6 +11,7 @@
 
 pub mod catalog;
 pub mod client;
+pub mod credits;
 pub mod events;
 mod mirror;
 pub mod payments;
