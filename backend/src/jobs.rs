@@ -106,6 +106,27 @@ pub enum Outcome {
     Dead(String),
 }
 
+impl Outcome {
+    /// A job that talks to an outside service: done, or tried again later
+    /// (`pause` seconds per attempt so far) until `attempts` reaches
+    /// `limit`, then given up with the last error.
+    pub fn retried(
+        result: anyhow::Result<()>,
+        now: i64,
+        attempts: i64,
+        limit: i64,
+        pause: i64,
+    ) -> Outcome {
+        match result {
+            Ok(()) => Outcome::Done,
+            Err(error) if attempts < limit => {
+                Outcome::RetryAt(now + pause * attempts, format!("{error:#}"))
+            }
+            Err(error) => Outcome::Dead(format!("{error:#}")),
+        }
+    }
+}
+
 pub async fn finish(
     db: &Db,
     job: &Job,

@@ -85,17 +85,18 @@ pub fn parse_vat_id(country_code: &str, raw: &str) -> Option<String> {
 }
 
 /// The treatment of an invoice to a customer in `customer_country`, with a
-/// VAT ID or not, from a seller established in `seller_country`, given the
+/// VAT ID that VIES confirmed or not (a merely well-formed one does not
+/// count), from a seller established in `seller_country`, given the
 /// customer country's standard rate.
 pub fn treatment(
     seller_country: &str,
     customer_country: &str,
-    has_vat_id: bool,
+    vat_id_confirmed: bool,
     customer_rate_bp: i64,
 ) -> VatTreatment {
     match country(customer_country) {
         Some(c) if c.eu => {
-            if has_vat_id && customer_country != seller_country {
+            if vat_id_confirmed && customer_country != seller_country {
                 VatTreatment::ReverseCharge
             } else {
                 VatTreatment::Charged {

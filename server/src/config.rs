@@ -4,6 +4,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -147,9 +148,31 @@ pub struct Config {
         default_value = "https://api.stripe.com"
     )]
     pub stripe_api_base: String,
+    /// Where VAT IDs are confirmed before reverse charge: `eu` asks the
+    /// EU's VIES service (`VIES_URL`); `development` answers offline from
+    /// `backend/fixtures/vies.txt`. Default: `development` in development
+    /// mode, `eu` in production (which refuses `development`).
+    #[arg(long, env = "VIES", value_enum)]
+    pub vies: Option<ViesChoice>,
+    /// The VIES REST API's address (a test double in tests).
+    #[arg(
+        long,
+        env = "VIES_URL",
+        default_value = backend::billing::vies::EU_BASE_URL
+    )]
+    pub vies_url: String,
     /// Log filter, e.g. `info` or `server=debug,tower_http=info`.
     #[arg(long, env = "RUST_LOG", default_value = "info")]
     pub log_filter: String,
+}
+
+/// Which VAT ID register answers (see `VIES`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ViesChoice {
+    /// The fixture, offline.
+    Development,
+    /// The EU's VIES service.
+    Eu,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -224,10 +247,16 @@ impl Config {
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".to_owned(),
             stripe_reconcile_secs: 600,
+            vies: None,
+            vies_url: backend::billing::vies::EU_BASE_URL.to_owned(),
         }
     }
 
-    pub fn seller(&self) -> backend::billing::Seller {
+    /// `vat_ids` confirms customers' VAT IDs (see [`Config::vat_id_registry`]).
+    pub fn seller(
+        &self,
+        vat_ids: Arc<dyn backend::billing::vies::VatIdRegistry>,
+    ) -> backend::billing::Seller {
         backend::billing::Seller {
             name: self.seller_name.clone(),
             address: self.seller_address.clone(),
@@ -237,7 +266,28 @@ impl Config {
             bic: self.seller_bic.clone(),
             payment_terms_days: self.payment_terms_days,
             grace_days: self.billing_grace_days,
+            vat_ids,
         }
+    }
+
+    /// The VAT ID register `VIES` chooses. Production confirms with the EU:
+    /// a fixture's answers must never decide real invoices.
+    pub fn vat_id_registry(
+        &self,
+    ) -> anyhow::Result<Arc<dyn backend::billing::vies::VatIdRegistry>> {
+        use backend::billing::vies::{DevelopmentRegistry, ViesRegistry};
+        let choice = self.vies.unwrap_or(if self.development() {
+            ViesChoice::Development
+        } else {
+            ViesChoice::Eu
+        });
+        Ok(match choice {
+            ViesChoice::Eu => Arc::new(ViesRegistry::new(&self.vies_url)?),
+            ViesChoice::Development if self.development() => Arc::new(DevelopmentRegistry::new()),
+            ViesChoice::Development => anyhow::bail!(
+                "VIES=development answers from a fixture: production confirms VAT IDs with the EU (VIES=eu)"
+            ),
+        })
     }
 
     pub fn development(&self) -> bool {

@@ -327,7 +327,8 @@ pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<(
             }
         }
         StripeCommand::Reconcile => {
-            let pass = stripe::reconcile(&db, &clock, &client).await?;
+            let seller = config.seller(config.vat_id_registry()?);
+            let pass = stripe::reconcile(&db, &clock, &client, &seller).await?;
             println!("applied: {}", pass.applied);
             for missing in &pass.missing {
                 println!("missing at Stripe: {missing}");

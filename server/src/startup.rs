@@ -40,8 +40,10 @@ pub struct AppState {
     pub metrics: Metrics,
     /// How orders are paid: offline invoices by default.
     pub billing: Arc<dyn backend::billing::Billing>,
-    /// Who issues the invoices.
+    /// Who issues the invoices (with `vat_ids`, for the worker's invoice run).
     pub seller: backend::billing::Seller,
+    /// Where VAT IDs are confirmed before reverse charge (`VIES`).
+    pub vat_ids: Arc<dyn backend::billing::vies::VatIdRegistry>,
     /// The font of invoice PDFs, read once; `None` if it can't be read (the
     /// PDF link then answers "unavailable" and the log says why).
     pub invoice_font: Option<Arc<Vec<u8>>>,
@@ -140,6 +142,7 @@ impl Application {
                 None
             }
         };
+        let vat_ids = config.vat_id_registry()?;
         let fleet: Arc<dyn backend::fleet::Fleet> = Arc::new(
             backend::fleet::dev::DevFleet::new(
                 Duration::from_millis(config.fleet_dev_step_ms),
@@ -164,7 +167,8 @@ impl Application {
                 None => Arc::new(backend::billing::InvoiceBilling),
             },
             stripe,
-            seller: config.seller(),
+            seller: config.seller(vat_ids.clone()),
+            vat_ids: vat_ids.clone(),
             invoice_font,
             fleet: fleet.clone(),
         });
@@ -176,6 +180,7 @@ impl Application {
                 sealer: state.sealer.clone(),
                 owner: format!("worker-{}", backend::db::new_id()),
                 base_url: config.public_base_url.clone(),
+                vat_ids,
             };
             crate::worker::spawn(state.clone(), runner);
         }

@@ -50,7 +50,14 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
                 .filter(|_| reconciled.elapsed() >= every)
             {
                 reconciled = std::time::Instant::now();
-                match backend::billing::stripe::reconcile(&state.db, &state.clock, client).await {
+                match backend::billing::stripe::reconcile(
+                    &state.db,
+                    &state.clock,
+                    client,
+                    &state.seller,
+                )
+                .await
+                {
                     Ok(pass) => tracing::debug!(
                         applied = pass.applied,
                         missing = pass.missing.len(),
@@ -197,8 +204,9 @@ async fn housekeeping(state: &AppState) {
     }
 }
 
-/// Runs a Stripe job (applying an event, giving back an undeliverable
-/// payment); `None` for other kinds. Without Stripe configured they wait.
+/// Runs a Stripe job (applying an event, passing an SLA credit on, giving
+/// back an undeliverable payment); `None` for other kinds. Without Stripe
+/// configured they wait for a replica that has it.
 async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> {
     use backend::billing::stripe::{credits, events, payments};
     // Soon, so a replica that has the keys picks it up.
@@ -223,35 +231,17 @@ async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> 
             .await,
         );
     }
+    let Some(client) = &state.stripe else {
+        return [credits::PASS_ON, events::UNDELIVERABLE]
+            .contains(&job.kind.as_str())
+            .then(later);
+    };
+    let (db, clock, subject) = (&state.db, &state.clock, job.subject_id.as_str());
     if job.kind == credits::PASS_ON {
-        let Some(client) = &state.stripe else {
-            return Some(later());
-        };
-        return Some(
-            credits::pass_on(
-                &state.db,
-                &state.clock,
-                client,
-                &job.subject_id,
-                job.attempts,
-            )
-            .await,
-        );
+        return Some(credits::pass_on(db, clock, client, subject, job.attempts).await);
     }
     if job.kind == events::UNDELIVERABLE {
-        let Some(client) = &state.stripe else {
-            return Some(later());
-        };
-        return Some(
-            payments::give_back(
-                &state.db,
-                &state.clock,
-                client,
-                &job.subject_id,
-                job.attempts,
-            )
-            .await,
-        );
+        return Some(payments::give_back(db, clock, client, subject, job.attempts).await);
     }
     None
 }

@@ -102,7 +102,8 @@ async fn two_replicas_spend_a_credit_note_once(db: TestDb) {
     let issued = a.expect("the first replica's run") + b.expect("the second replica's run");
     assert_eq!(issued, 2, "each server's term is invoiced once");
 
-    // The month's invoices: the two renewals, €50.00 of credit between them.
+    // The month's invoices: the two renewals, the €50.00 credit (ex VAT)
+    // and its 19 % VAT, €59.50, between them: spent once.
     let csv = app.get_as(&owner, "/en/billing/export?month=2026-12").await;
     let rows: Vec<Vec<&str>> = csv
         .body
@@ -115,7 +116,7 @@ async fn two_replicas_spend_a_credit_note_once(db: TestDb) {
         .iter()
         .map(|r| r[14].parse::<f64>().expect("a credit amount"))
         .sum();
-    assert!((credit - 50.0).abs() < 0.001, "{}", csv.body);
+    assert!((credit - 59.5).abs() < 0.001, "{}", csv.body);
     let billing = strip_tags(&app.get_as(&owner, "/en/billing").await.body);
     assert!(billing.contains("CN-2026-000001"), "{billing}");
     app.finish().await;

@@ -27,6 +27,7 @@ on_both_databases!(
     asynchronous_payments_refunds_and_disputes_are_mirrored,
     an_sla_credit_goes_onto_the_next_stripe_invoice,
     an_sla_credit_for_an_ended_server_is_refunded,
+    a_vat_id_that_lapses_is_taxed_from_the_next_stripe_invoice,
 );
 
 const SECRET: &str = "whsec_test_secret";
@@ -132,6 +133,18 @@ async fn stripe_jobs(app: &TestApp) -> String {
             .await
             .unwrap_or_default();
     format!("jobs: {jobs:#?}")
+}
+
+/// The newest order on the orders page: (id, page).
+async fn placed_order(app: &TestApp, owner: &reqwest::Client) -> (String, String) {
+    let orders = app.get_as(owner, "/en/orders").await.body;
+    let order = orders
+        .split("data-order=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    (order, orders)
 }
 
 /// Signs the owner in again after the manual clock ran past the idle
@@ -277,6 +290,7 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
     deliver_all(&app, &paid, now()).await;
     let page = eventually(&app, &owner, &format!("/en/orders/{order}"), "Delivered").await;
     assert!(page.contains("href=\"/en/servers/"));
+    assert!(strip_tags(&page).contains("Monthly subscription, paid through Stripe · DE"));
     assert_eq!(app.host_names("ams", "g-ada", "held").len(), 0);
     // The mirrored invoice has Stripe's VAT, which is ours: 19 % of the
     // plan and the add-on.
@@ -600,11 +614,13 @@ async fn a_late_payment_for_a_sold_out_order_is_refunded_in_full(db: TestDb) {
     }
     deliver_all(&app, &double.pay("cs_test_1", clock.now()), clock.now()).await;
     // The subscription ends at Stripe, the payment goes back in full and
-    // the customer hears why.
+    // the customer hears why. (The refund waits for the paid invoice to be
+    // mirrored if its event comes later: time moves on meanwhile.)
     for _ in 0..150 {
         if double.created("refund") == 1 {
             break;
         }
+        clock.advance(5);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(double.created("refund"), 1, "{}", stripe_jobs(&app).await);
@@ -619,8 +635,24 @@ async fn a_late_payment_for_a_sold_out_order_is_refunded_in_full(db: TestDb) {
     assert!(!refund[0].contains_key("amount"), "in full");
     let subscription = double.object("sub_test_1").expect("the subscription");
     assert_eq!(subscription["status"], "canceled");
-    let orders = app.get_as(&owner, "/en/orders").await.body;
-    assert!(!orders.contains("href=\"/en/servers/"), "no server");
+    // (The hold outlasted the idle session.)
+    sign_in_again(&app, &owner, "owner@a.example").await;
+    let (order, _) = placed_order(&app, &owner).await;
+    let page = app
+        .get_as(&owner, &format!("/en/orders/{order}"))
+        .await
+        .body;
+    assert!(!page.contains("href=\"/en/servers/"), "no server");
+    assert!(
+        strip_tags(&page).contains("refunded in full"),
+        "{}",
+        strip_tags(&page)
+    );
+    let zh = app
+        .get_as(&owner, &format!("/zh/orders/{order}"))
+        .await
+        .body;
+    assert!(zh.contains("全额退还"), "{}", strip_tags(&zh));
     // Running the job again (a retry) refunds nothing twice.
     assert_eq!(double.created("refund"), 1);
     app.finish().await;
@@ -713,6 +745,16 @@ async fn asynchronous_payments_refunds_and_disputes_are_mirrored(db: TestDb) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!((held, double.created("subscription.cancel")), (0, 1));
+    let (order, _) = placed_order(&app, &owner).await;
+    let page = app
+        .get_as(&owner, &format!("/en/orders/{order}"))
+        .await
+        .body;
+    assert!(
+        strip_tags(&page).contains("did not go through"),
+        "{}",
+        strip_tags(&page)
+    );
 
     // A refund made in Stripe's Dashboard becomes a credit note; a dispute
     // flags the invoice for finance.
@@ -927,5 +969,121 @@ async fn an_sla_credit_for_an_ended_server_is_refunded(db: TestDb) {
     assert_eq!(refunds[0]["payment_intent"], "pi_test_1");
     assert_eq!(refunds[0]["amount"], CREDIT_WITH_VAT.to_string());
     assert_eq!(double.created("customer_balance_transaction"), 0);
+    app.finish().await;
+}
+
+/// The Tax Rates on a subscription's items, as the double holds them.
+fn item_tax_rates(double: &StripeDouble, subscription: &str) -> Vec<String> {
+    double
+        .object(subscription)
+        .and_then(|s| s["items"]["data"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|item| item["tax_rates"].as_array().cloned().unwrap_or_default())
+        .filter_map(|rate| rate["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Waits (up to 15 s) until the subscription's items carry `wanted`.
+async fn until_items_taxed(app: &TestApp, double: &StripeDouble, wanted: &[&str]) {
+    let mut has = Vec::new();
+    for _ in 0..150 {
+        has = item_tax_rates(double, "sub_test_1");
+        if has == wanted {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "items taxed {has:?}, not {wanted:?}: {}",
+        stripe_jobs(app).await
+    );
+}
+
+/// Reverse charge for a Stripe customer lasts as long as VIES confirms the
+/// VAT ID: checked again each day, and the subscription's next invoice
+/// carries the VAT that follows (and loses it again once confirmed).
+async fn a_vat_id_that_lapses_is_taxed_from_the_next_stripe_invoice(db: TestDb) {
+    use common::vies_double::{Reply, ViesDouble};
+    let vies = ViesDouble::start().await;
+    vies.set("DE123456789", Reply::Valid(Some("BEISPIEL GMBH")));
+    let clock = backend::Clock::manual(now());
+    let double = StripeDouble::start().await;
+    double.set_now(clock.now());
+    let url = double.url.clone();
+    let app = TestApp::spawn_configured(db, clock.clone(), |c| {
+        c.stripe_secret_key = Some(server::config::Redacted("sk_test_double".into()));
+        c.stripe_webhook_secret = Some(server::config::Redacted(SECRET.into()));
+        c.stripe_api_base = url;
+        c.stripe_reconcile_secs = 1;
+        c.vies = Some(server::config::ViesChoice::Eu);
+        c.vies_url = vies.url.clone();
+    })
+    .await;
+    assert!(
+        app.ops_env(&["stripe", "sync", "--catalog-only"], &env(&double))
+            .0
+    );
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let fields = [
+        ("legal_name", "Beispiel GmbH"),
+        ("address", "Hauptstraße 1"),
+        ("postal_code", "10115"),
+        ("city", "Berlin"),
+        ("country", "DE"),
+        ("vat_id", "DE123456789"),
+        ("billing_email", "ap@beispiel.example"),
+    ];
+    app.post_as(&owner, "/en/billing", "/en/billing/profile", &fields, &[])
+        .await;
+    // Confirmed: reverse charged, so Checkout carries no Tax Rate.
+    let placed = app.place_order(&owner, "g-ada", "fra", &[]).await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    let session = &double.calls("/v1/checkout/sessions")[0];
+    assert!(
+        !session.contains_key("line_items[0][tax_rates][0]"),
+        "{session:?}"
+    );
+    deliver_all(&app, &double.pay("cs_test_1", clock.now()), clock.now()).await;
+    app.newest_order_server(&owner).await;
+
+    // The business deregisters; a day on, the re-check finds it and the
+    // subscription is taxed at the German rate before its next invoice.
+    vies.set("DE123456789", Reply::Invalid);
+    clock.advance(86_400 + 60);
+    double.set_now(clock.now());
+    for _ in 0..150 {
+        if double.created("tax_rate") == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rate = double
+        .calls("/v1/tax_rates")
+        .first()
+        .map(|r| (r["country"].clone(), r["percentage"].clone()));
+    assert_eq!(
+        rate,
+        Some(("DE".to_owned(), "19.0".to_owned())),
+        "{}",
+        stripe_jobs(&app).await
+    );
+    let txr = double.calls("/v1/tax_rates").len();
+    assert_eq!(txr, 1);
+    until_items_taxed(&app, &double, &["txr_test_1"]).await;
+    app.wait_for_mail("owner@a.example", "DE123456789").await;
+    double.renew("sub_test_1", clock.now(), true);
+    let invoice = double.invoice_for_subscription("sub_test_1")[0].clone();
+    assert_eq!(
+        invoice["total_taxes"][0]["amount"], 4_541,
+        "19 % of €239.00"
+    );
+
+    // Registered again: the next day's check takes the VAT off again (a
+    // change back is a new request, not a replay of the first).
+    vies.set("DE123456789", Reply::Valid(Some("BEISPIEL GMBH")));
+    clock.advance(86_400 + 60);
+    double.set_now(clock.now());
+    until_items_taxed(&app, &double, &[]).await;
     app.finish().await;
 }

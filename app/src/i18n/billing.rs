@@ -14,6 +14,26 @@ pub struct Billing {
     pub country: &'static str,
     pub vat_id: &'static str,
     pub vat_id_hint: &'static str,
+    /// The VAT ID's standing in VIES, by status: `valid`, `invalid`,
+    /// `unchecked`.
+    pub vat_status: fn(&str) -> &'static str,
+    /// (VAT ID, date): VIES confirmed it.
+    pub vat_valid: fn(&str, &str) -> String,
+    /// The name VIES has for it.
+    pub vat_registered_to: fn(&str) -> String,
+    pub vat_reverse_charged: &'static str,
+    /// (VAT ID): VIES does not know it.
+    pub vat_invalid: fn(&str) -> String,
+    /// (country name): what an unregistered ID means.
+    pub vat_charged_until_corrected: fn(&str) -> String,
+    /// (VAT ID): VIES could not be reached.
+    pub vat_unchecked: fn(&str) -> String,
+    /// (country name): what waiting for VIES means.
+    pub vat_charged_until_checked: fn(&str) -> String,
+    pub vat_retried: &'static str,
+    /// (VAT ID): why the order summary charges VAT.
+    pub order_vat_id_invalid: fn(&str) -> String,
+    pub order_vat_id_unchecked: fn(&str) -> String,
     /// Before a VAT number on invoices: "VAT NL…".
     pub vat_prefix: &'static str,
     pub billing_email: &'static str,

@@ -53,6 +53,7 @@ pub struct Orders {
     pub order_number: &'static str,
     pub order_billing: &'static str,
     pub billing_invoice: &'static str,
+    pub billing_stripe: &'static str,
     pub order_view_server: &'static str,
     pub order_placed_notice: &'static str,
     pub checkout_done: &'static str,

@@ -55,7 +55,8 @@ pub static ORDERS_EN: Orders = Orders {
         _ => "Unknown",
     },
     order_failure: |f| match f {
-        "sold_out_at_payment" => "The last server was taken while the payment was made; nothing is charged.",
+        "sold_out_at_payment" => "The last server was taken while the payment was made; any payment is refunded in full.",
+        "payment_failed" => "The payment did not go through (the bank declined the debit); nothing is charged.",
         "no_healthy_host" => "Every free host at this site failed its checks during installation; nothing is charged.",
         "fleet_unavailable" => "The data centre did not answer for too long; nothing is charged.",
         _ => "The order could not be completed; nothing is charged.",
@@ -64,6 +65,7 @@ pub static ORDERS_EN: Orders = Orders {
     order_number: "Order number",
     order_billing: "Billing",
     billing_invoice: "Monthly invoice, bank transfer",
+    billing_stripe: "Monthly subscription, paid through Stripe",
     order_view_server: "View the server",
     order_placed_notice: "Order placed. Your server is being installed; this page follows it.",
     checkout_done: "Thank you: payment received. The server is set up as soon as Stripe confirms it, usually within seconds.",

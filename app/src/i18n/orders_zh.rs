@@ -56,7 +56,8 @@ pub static ORDERS_ZH: Orders = Orders {
         _ => "未知",
     },
     order_failure: |f| match f {
-        "sold_out_at_payment" => "付款期间最后一台服务器被别人订走了；不会收取任何费用。",
+        "sold_out_at_payment" => "付款期间最后一台服务器被别人订走了；已付款项将全额退还。",
+        "payment_failed" => "付款未成功（银行拒绝了扣款）；不会收取任何费用。",
         "no_healthy_host" => "该站点所有空闲主机在安装时都未通过检查；不会收取任何费用。",
         "fleet_unavailable" => "机房控制系统长时间没有响应；不会收取任何费用。",
         _ => "订单无法完成；不会收取任何费用。",
@@ -65,6 +66,7 @@ pub static ORDERS_ZH: Orders = Orders {
     order_number: "订单号",
     order_billing: "付款方式",
     billing_invoice: "月度发票，银行转账",
+    billing_stripe: "按月订阅，通过 Stripe 付款",
     order_view_server: "查看服务器",
     order_placed_notice: "订单已提交。您的服务器正在安装，本页会实时显示进度。",
     checkout_done: "谢谢：已收到付款。Stripe 确认后（通常几秒钟内）就会开始安装服务器。",

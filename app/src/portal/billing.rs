@@ -41,9 +41,26 @@ pub struct ProfileValues {
     pub billing_email: String,
 }
 
+/// What VIES said about the saved VAT ID (EU countries only).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct VatIdCheckView {
+    pub vat_id: String,
+    /// `valid`, `invalid` or `unchecked`.
+    pub status: String,
+    /// The registered name, where the member state discloses it.
+    pub name: Option<String>,
+    /// When VIES last answered.
+    pub checked_at: Option<i64>,
+    /// The profile's country, whose rate applies without reverse charge.
+    pub country: String,
+    /// Reverse charge hangs on it: an EU country other than the seller's.
+    pub decides_vat: bool,
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct BillingView {
     pub profile: ProfileValues,
+    pub vat_id_check: Option<VatIdCheckView>,
     pub invoices: Vec<InvoiceRow>,
     /// (number, reason, amount, remaining, issued at)
     pub credit_notes: Vec<(String, String, Money, Money, i64)>,
@@ -112,6 +129,65 @@ pub fn InvoiceTableHead(lang: Lang, #[prop(optional)] customer: bool) -> impl In
     }
 }
 
+/// The saved VAT ID's standing in VIES and what it means for VAT.
+#[component]
+fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
+    let b = billing(lang);
+    // Chinese sentences follow each other without a space.
+    let sep = match lang {
+        Lang::Zh => "",
+        Lang::En => " ",
+    };
+    let country =
+        COUNTRIES
+            .iter()
+            .find(|c| c.code == check.country)
+            .map_or(check.country.as_str(), |c| match lang {
+                Lang::Zh => c.zh,
+                Lang::En => c.en,
+            });
+    let mut sentences = Vec::new();
+    match check.status.as_str() {
+        "valid" => {
+            let date = check
+                .checked_at
+                .map(domain::time::format_date)
+                .unwrap_or_default();
+            sentences.push((b.vat_valid)(&check.vat_id, &date));
+            if let Some(name) = &check.name {
+                sentences.push((b.vat_registered_to)(name));
+            }
+            if check.decides_vat {
+                sentences.push(b.vat_reverse_charged.to_owned());
+            }
+        }
+        "invalid" => {
+            sentences.push((b.vat_invalid)(&check.vat_id));
+            if check.decides_vat {
+                sentences.push((b.vat_charged_until_corrected)(country));
+            }
+        }
+        _ => {
+            sentences.push((b.vat_unchecked)(&check.vat_id));
+            sentences.push(if check.decides_vat {
+                (b.vat_charged_until_checked)(country)
+            } else {
+                b.vat_retried.to_owned()
+            });
+        }
+    }
+    let class = if check.status == "valid" {
+        "notice notice-ok"
+    } else {
+        "notice"
+    };
+    view! {
+        <p class=class id="vat-status" data-testid="vat-status" data-vat-status=check.status.clone()>
+            <strong>{(b.vat_status)(&check.status)}</strong>{sep}{sentences.join(sep)}
+        </p>
+    }
+}
+
 #[component]
 pub fn BillingPage() -> impl IntoView {
     let Some(lang) = route_lang() else {
@@ -134,6 +210,12 @@ pub fn BillingPage() -> impl IntoView {
         }
     };
     let p = view.profile.clone();
+    let vat_check = view.vat_id_check.clone();
+    let vat_described = if vat_check.is_some() {
+        "vat-hint vat-status"
+    } else {
+        "vat-hint"
+    };
     let country = value("country", &p.country);
     let countries = COUNTRIES
         .iter()
@@ -261,8 +343,9 @@ pub fn BillingPage() -> impl IntoView {
                     </div>
                     <div class="field">
                         <label for="vat_id">{b.vat_id}</label>
-                        <input id="vat_id" name="vat_id" value=value("vat_id", &p.vat_id) maxlength="40" aria-describedby="vat-hint" />
+                        <input id="vat_id" name="vat_id" value=value("vat_id", &p.vat_id) maxlength="40" aria-describedby=vat_described />
                         <p class="hint" id="vat-hint">{b.vat_id_hint}</p>
+                        {vat_check.map(|check| view! { <VatIdCheckNotice lang check /> })}
                     </div>
                     <div class="field">
                         <label for="billing_email">{b.billing_email}</label>

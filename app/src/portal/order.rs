@@ -42,6 +42,10 @@ pub struct OrderFormView {
     pub email: String,
     /// The organization's billing profile sets the country (and VAT ID).
     pub country_from_profile: bool,
+    /// The profile's VAT ID and its VIES status (`invalid`, `unchecked`)
+    /// when VIES has not confirmed it, so VAT is charged instead of
+    /// reverse charge.
+    pub vat_id_unconfirmed: Option<(String, String)>,
 }
 
 /// The "who should not buy" points that apply to a plan.
@@ -314,6 +318,15 @@ fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
                 {lines}
                 {totals}
             </dl>
+            {form.vat_id_unconfirmed.map(|(vat_id, status)| {
+                let b = crate::i18n::billing(lang);
+                let why = if status == "invalid" {
+                    (b.order_vat_id_invalid)(&vat_id)
+                } else {
+                    (b.order_vat_id_unchecked)(&vat_id)
+                };
+                view! { <p class="notes" data-testid="vat-id-unconfirmed">{why}</p> }
+            })}
             <p class="notes">{o.sum_term}</p>
         </div>
     }

@@ -187,7 +187,11 @@ pub fn OrderDetailPage() -> impl IntoView {
             o.sum_vat_outside.to_owned()
         };
         view! {
-            <dt>{o.order_billing}</dt><dd>{o.billing_invoice}{format!(" · {}", a.billing_country)}</dd>
+            <dt>{o.order_billing}</dt>
+            <dd>
+                {if a.billing_method == "stripe" { o.billing_stripe } else { o.billing_invoice }}
+                {format!(" · {}", a.billing_country)}
+            </dd>
             <dt>{o.sum_net}</dt><dd>{Money { cents: a.plan.cents + a.addons.cents, ..a.plan }.format(lang)}</dd>
             <dt>{vat_label}</dt><dd>{a.vat.format(lang)}</dd>
             <dt>{o.sum_total}</dt><dd data-testid="order-total">{a.total.format(lang)}</dd>

@@ -14,6 +14,8 @@ pub mod renewal;
 mod seller;
 pub mod sla;
 pub mod stripe;
+pub mod vat_ids;
+pub mod vies;
 
 pub use seller::Seller;
 

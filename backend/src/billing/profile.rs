@@ -1,11 +1,13 @@
 //! The organization's billing profile: who invoices are addressed to, where
 //! (which sets the VAT), and the VAT ID that makes a business in another EU
-//! country pay by reverse charge.
+//! country pay by reverse charge once VIES confirms it (`vat_ids`).
 
 use anyhow::Context;
 use domain::vat::parse_vat_id;
 use sqlx::Row;
 
+use super::vat_ids::{self, VatIdCheck, VatIdState};
+use super::vies::VatIdRegistry;
 use crate::{audit, Clock, Db};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,6 +19,27 @@ pub struct BillingProfile {
     pub country: String,
     pub vat_id: Option<String>,
     pub billing_email: String,
+    /// What VIES last said about `vat_id` (EU VAT IDs only; `None` as typed).
+    pub vat_id_check: Option<VatIdCheck>,
+}
+
+impl BillingProfile {
+    /// A VAT ID VIES confirmed: the only kind that is reverse charged.
+    pub fn vat_id_confirmed(&self) -> bool {
+        self.vat_id.is_some()
+            && self
+                .vat_id_check
+                .as_ref()
+                .is_some_and(|c| c.state == VatIdState::Valid)
+    }
+
+    /// The EU VAT ID that would be reverse charged by a seller in
+    /// `seller_country` if VIES confirmed it, with what VIES said instead.
+    pub fn unconfirmed_vat_id(&self, seller_country: &str) -> Option<(&str, VatIdState)> {
+        let vat_id = vat_ids::eu_vat_id(self)?;
+        let state = self.vat_id_check.as_ref()?.state;
+        (state != VatIdState::Valid && self.country != seller_country).then_some((vat_id, state))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +58,8 @@ pub enum ProfileError {
 
 pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<BillingProfile>> {
     let row = sqlx::query(
-        "select legal_name, address, postal_code, city, country, vat_id, billing_email \
+        "select legal_name, address, postal_code, city, country, vat_id, billing_email, \
+         vat_id_status, vat_id_checked_at, vat_id_name \
          from billing_profiles where organization_id = $1",
     )
     .bind(organization_id)
@@ -43,6 +67,16 @@ pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<Billin
     .await
     .context("reading the billing profile")?;
     row.map(|r| -> anyhow::Result<BillingProfile> {
+        let status: Option<String> = r.try_get("vat_id_status")?;
+        let vat_id_check = match status.as_deref() {
+            None => None,
+            Some(stored) => Some(VatIdCheck {
+                state: VatIdState::parse(stored)
+                    .with_context(|| format!("unknown VAT ID status {stored:?}"))?,
+                checked_at: r.try_get("vat_id_checked_at")?,
+                name: r.try_get("vat_id_name")?,
+            }),
+        };
         Ok(BillingProfile {
             legal_name: r.try_get("legal_name")?,
             address: r.try_get("address")?,
@@ -51,6 +85,7 @@ pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<Billin
             country: r.try_get("country")?,
             vat_id: r.try_get("vat_id")?,
             billing_email: r.try_get("billing_email")?,
+            vat_id_check,
         })
     })
     .transpose()
@@ -84,26 +119,46 @@ pub fn validate(input: &BillingProfile) -> Result<BillingProfile, ProfileError> 
         country,
         vat_id,
         billing_email,
+        vat_id_check: None,
     })
 }
 
+/// Saves the profile as typed. An EU VAT ID is checked with VIES first;
+/// whatever VIES says, the profile is saved, with the answer beside it
+/// (`vat_id_check`). Without an answer, a job asks again later.
 pub async fn save(
     db: &Db,
     clock: &Clock,
+    registry: &dyn VatIdRegistry,
     organization_id: &str,
     actor: &str,
     input: &BillingProfile,
 ) -> Result<BillingProfile, ProfileError> {
-    let profile = validate(input)?;
+    let mut profile = validate(input)?;
+    let mut retry = false;
+    if let Some(vat_id) = vat_ids::eu_vat_id(&profile) {
+        let previous = get(db, organization_id)
+            .await?
+            .filter(|p| p.vat_id.as_deref() == Some(vat_id))
+            .and_then(|p| p.vat_id_check);
+        let (check, answered) =
+            vat_ids::check_on_save(registry, vat_id, previous, clock.now()).await;
+        profile.vat_id_check = Some(check);
+        retry = !answered;
+    }
+    let check = profile.vat_id_check.as_ref();
     let now = clock.now();
     let mut tx = db.begin().await?;
     sqlx::query(
         "insert into billing_profiles (organization_id, legal_name, address, postal_code, city, \
-         country, vat_id, billing_email, updated_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+         country, vat_id, billing_email, updated_at, vat_id_status, vat_id_checked_at, vat_id_name) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
          on conflict (organization_id) do update set legal_name = excluded.legal_name, \
          address = excluded.address, postal_code = excluded.postal_code, city = excluded.city, \
          country = excluded.country, vat_id = excluded.vat_id, \
-         billing_email = excluded.billing_email, updated_at = excluded.updated_at",
+         billing_email = excluded.billing_email, updated_at = excluded.updated_at, \
+         vat_id_status = excluded.vat_id_status, vat_id_checked_at = excluded.vat_id_checked_at, \
+         vat_id_name = excluded.vat_id_name",
     )
     .bind(organization_id)
     .bind(&profile.legal_name)
@@ -114,9 +169,15 @@ pub async fn save(
     .bind(&profile.vat_id)
     .bind(&profile.billing_email)
     .bind(now)
+    .bind(check.map(|c| c.state.as_str()))
+    .bind(check.and_then(|c| c.checked_at))
+    .bind(check.and_then(|c| c.name.clone()))
     .execute(&mut *tx)
     .await
     .context("saving the billing profile")?;
+    if retry {
+        vat_ids::queue_retry(&mut tx, organization_id, now).await?;
+    }
     sqlx::query("update organizations set billing_country = $1 where id = $2")
         .bind(&profile.country)
         .bind(organization_id)
@@ -131,10 +192,11 @@ pub async fn save(
             actor,
             action: "billing.profile_saved",
             detail: &format!(
-                "{} {} {}",
+                "{} {} {} {}",
                 profile.legal_name,
                 profile.country,
-                profile.vat_id.as_deref().unwrap_or("-")
+                profile.vat_id.as_deref().unwrap_or("-"),
+                check.map_or("-", |c| c.state.as_str())
             ),
             ip: None,
             at: now,

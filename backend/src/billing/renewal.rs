@@ -96,6 +96,9 @@ async fn issue_for(
     let Some(plan) = catalog.plan(&due.plan_id) else {
         anyhow::bail!("server {} has unknown plan {}", due.server_id, due.plan_id);
     };
+    // Reverse charge needs a VAT ID VIES confirmed lately: ask again first.
+    super::vat_ids::recheck_before_invoice(db, now, seller.vat_ids.as_ref(), &due.organization_id)
+        .await?;
     let profile = super::profile::get(db, &due.organization_id).await?;
     let country = profile
         .as_ref()
@@ -108,7 +111,9 @@ async fn issue_for(
     let treatment = domain::vat::treatment(
         &seller.country,
         &country,
-        profile.as_ref().is_some_and(|p| p.vat_id.is_some()),
+        profile
+            .as_ref()
+            .is_some_and(super::profile::BillingProfile::vat_id_confirmed),
         rate,
     );
     let addons: Vec<(String, Money)> = due

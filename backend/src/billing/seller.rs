@@ -1,6 +1,10 @@
 //! Who issues the invoices: the hosting company's legal details and bank
 //! account, printed on every invoice and used for the VAT rules.
 
+use std::sync::Arc;
+
+use super::vies::{DevelopmentRegistry, VatIdRegistry};
+
 #[derive(Clone, Debug)]
 pub struct Seller {
     pub name: String,
@@ -14,6 +18,9 @@ pub struct Seller {
     pub payment_terms_days: i64,
     /// Days a server stays past due before it is suspended.
     pub grace_days: i64,
+    /// Where the seller confirms its customers' VAT IDs before invoicing
+    /// them by reverse charge (VIES, or the development register).
+    pub vat_ids: Arc<dyn VatIdRegistry>,
 }
 
 impl Seller {
@@ -28,6 +35,7 @@ impl Seller {
             bic: "TESTNL2A".into(),
             payment_terms_days: 14,
             grace_days: 7,
+            vat_ids: Arc::new(DevelopmentRegistry::new()),
         }
     }
 }

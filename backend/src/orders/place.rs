@@ -40,15 +40,16 @@ pub async fn place(
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
     let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
     let now = clock.now();
-    // A billing profile, when there is one, decides the country and VAT.
+    // A billing profile, when there is one, decides the country and VAT;
+    // reverse charge needs a VAT ID VIES confirmed.
     let profile = crate::billing::profile::get(db, &new.organization_id).await?;
-    let (billing_country, has_vat_id) = match &profile {
-        Some(p) => (p.country.clone(), p.vat_id.is_some()),
+    let (billing_country, vat_id_confirmed) = match &profile {
+        Some(p) => (p.country.clone(), p.vat_id_confirmed()),
         None => (new.billing_country.clone(), false),
     };
     let billed = pricing::Billed {
         country: &billing_country,
-        has_vat_id,
+        vat_id_confirmed,
         seller_country: &new.seller_country,
     };
     let quote = pricing::quote(db, catalog, plan, &new.addons, &billed, now)

@@ -42,11 +42,12 @@ pub async fn vat_treatment(
     Ok(Some(VatTreatment::Charged { rate_bp }))
 }
 
-/// Who is billed, for VAT: their country, whether they gave a VAT ID, and
-/// the country we are established in.
+/// Who is billed, for VAT: their country, whether they have a VAT ID that
+/// VIES confirmed (a merely well-formed one pays VAT), and the country we
+/// are established in.
 pub struct Billed<'a> {
     pub country: &'a str,
-    pub has_vat_id: bool,
+    pub vat_id_confirmed: bool,
     pub seller_country: &'a str,
 }
 
@@ -77,7 +78,7 @@ pub async fn quote(
     let treatment = domain::vat::treatment(
         billed.seller_country,
         country_code,
-        billed.has_vat_id,
+        billed.vat_id_confirmed,
         standard.rate_bp(),
     );
     Ok(Ok(Quote::new(plan.monthly_price, addons, treatment)))

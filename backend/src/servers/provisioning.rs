@@ -7,6 +7,9 @@
 //! site (at most [`MAX_HOSTS`] tries); with none left, or when the control
 //! plane stays unreachable, the server ends `failed`, its order is failed
 //! (so nothing is charged) and a healthy host goes back to stock.
+//!
+//! The runner also hands billing's one job, asking VIES again about a VAT
+//! ID (`billing::vat_ids::retry`), to billing.
 
 use anyhow::Context;
 use sqlx::Row;
@@ -38,6 +41,9 @@ pub struct Runner {
     pub owner: String,
     /// Where links in mail point: `https://gpu.example.com`.
     pub base_url: String,
+    /// VIES, for the job that asks again about a VAT ID it could not
+    /// answer for (`billing::vat_ids::RETRY_JOB`).
+    pub vat_ids: Arc<dyn crate::billing::vies::VatIdRegistry>,
 }
 
 impl Runner {
@@ -52,6 +58,16 @@ impl Runner {
             super::snapshots::TAKE => self.take_snapshot(job).await,
             super::snapshots::RESTORE => self.restore_snapshot(job).await,
             super::snapshots::DELETE => self.delete_snapshot(job).await,
+            crate::billing::vat_ids::RETRY_JOB => {
+                crate::billing::vat_ids::retry(
+                    &self.db,
+                    &self.clock,
+                    self.vat_ids.as_ref(),
+                    &job.subject_id,
+                    job.attempts,
+                )
+                .await
+            }
             other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
         };
         result.unwrap_or_else(|error| {

@@ -2,7 +2,7 @@
 //! PDFs, the monthly CSV export. Technical members see none of it; finance
 //! (staff) is in `finance.rs`.
 
-use app::portal::billing::{BillingView, InvoiceRow, ProfileValues};
+use app::portal::billing::{BillingView, InvoiceRow, ProfileValues, VatIdCheckView};
 use app::portal::invoice::{InvoiceView, SellerView};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, Query, State};
@@ -71,7 +71,19 @@ async fn billing_view(
     let now = state.clock.now();
     let list = invoices::list(&state.db, Some(organization_id), &filter).await?;
     let credits = credit::list(&state.db, organization_id).await?;
+    let vat_id_check = backend::billing::vat_ids::eu_vat_id(&stored).and_then(|vat_id| {
+        let check = stored.vat_id_check.as_ref()?;
+        Some(VatIdCheckView {
+            vat_id: vat_id.to_owned(),
+            status: check.state.as_str().to_owned(),
+            name: check.name.clone(),
+            checked_at: check.checked_at,
+            country: stored.country.clone(),
+            decides_vat: stored.country != state.seller.country,
+        })
+    });
     Ok(BillingView {
+        vat_id_check,
         profile: ProfileValues {
             legal_name: stored.legal_name,
             address: stored.address,
@@ -153,11 +165,13 @@ pub async fn profile_post(
         country: form.country.clone(),
         vat_id: Some(form.vat_id.clone()),
         billing_email: form.billing_email.clone(),
+        vat_id_check: None,
     };
     let error = if trusted(&state, &parts, &form.csrf) {
         match profile::save(
             &state.db,
             &state.clock,
+            state.vat_ids.as_ref(),
             &m.organization_id,
             &current.user.email,
             &input,

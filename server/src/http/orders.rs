@@ -95,9 +95,17 @@ async fn prepare(
     let priced: Vec<String> = form.addons.clone();
     let billed = orders::pricing::Billed {
         country: &form.country,
-        has_vat_id: profile.as_ref().is_some_and(|p| p.vat_id.is_some()),
+        vat_id_confirmed: profile
+            .as_ref()
+            .is_some_and(backend::billing::profile::BillingProfile::vat_id_confirmed),
         seller_country: &state.seller.country,
     };
+    // A VAT ID that would be reverse charged if VIES confirmed it: the
+    // summary says why VAT is charged.
+    form.vat_id_unconfirmed = profile.as_ref().and_then(|p| {
+        let (vat_id, said) = p.unconfirmed_vat_id(&state.seller.country)?;
+        Some((vat_id.to_owned(), said.as_str().to_owned()))
+    });
     form.quote = orders::pricing::quote(&state.db, &facts.catalog, plan, &priced, &billed, now)
         .await?
         .ok();

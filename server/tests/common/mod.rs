@@ -6,6 +6,7 @@
 
 pub mod console;
 pub mod stripe_double;
+pub mod vies_double;
 
 use server::config::Config;
 use server::startup::Application;

@@ -134,18 +134,28 @@ pub async fn sync_catalog(
     Ok(report)
 }
 
-/// The Tax Rate for the VAT the order was quoted with (created at Stripe
-/// the first time a country and rate are needed); `None` when no VAT is
-/// charged (reverse charge, outside the EU).
+/// The Tax Rate for the VAT the order was quoted with; `None` when no VAT
+/// is charged (reverse charge, outside the EU).
 pub async fn tax_rate_for(
     db: &Db,
     client: &StripeClient,
     order: &Order,
 ) -> anyhow::Result<Option<String>> {
-    if order.vat_rate_bp == 0 {
+    tax_rate(db, client, &order.billing_country, order.vat_rate_bp).await
+}
+
+/// The Tax Rate for `rate_bp` in `country`, created at Stripe the first
+/// time a country and rate are needed; `None` for a rate of 0.
+pub async fn tax_rate(
+    db: &Db,
+    client: &StripeClient,
+    country: &str,
+    rate_bp: i64,
+) -> anyhow::Result<Option<String>> {
+    if rate_bp == 0 {
         return Ok(None);
     }
-    let key = format!("vat:{}:{}", order.billing_country, order.vat_rate_bp);
+    let key = format!("vat:{country}:{rate_bp}");
     let known: Option<String> =
         sqlx::query_scalar("select tax_rate_id from stripe_tax_rates where rate_key = $1")
             .bind(&key)
@@ -155,12 +165,12 @@ pub async fn tax_rate_for(
     if let Some(id) = known {
         return Ok(Some(id));
     }
-    let percentage = order.vat_rate_bp as f64 / 100.0;
+    let percentage = rate_bp as f64 / 100.0;
     let rate = client
         .send(
             &CreateTaxRate::new("VAT", false, percentage)
-                .country(&order.billing_country)
-                .jurisdiction(&order.billing_country)
+                .country(country)
+                .jurisdiction(country)
                 .tax_type(stripe_shared::TaxRateTaxType::Vat)
                 .metadata([("rate_key".to_owned(), key.clone())]),
             Some(&Intent::new(format!("taxrate-{key}"))),
@@ -172,8 +182,8 @@ pub async fn tax_rate_for(
     )
     .bind(&key)
     .bind(rate.id.as_str())
-    .bind(&order.billing_country)
-    .bind(order.vat_rate_bp)
+    .bind(country)
+    .bind(rate_bp)
     .execute(&db.pool)
     .await
     .context("recording a tax rate")?;
@@ -214,7 +224,10 @@ pub async fn sync_webhook_endpoint(
         Some(id) => {
             let events: Vec<UpdateWebhookEndpointEnabledEvents> = HANDLED_EVENTS
                 .iter()
-                .map(|e| e.parse().unwrap_or(UpdateWebhookEndpointEnabledEvents::All))
+                .map(|e| match e.parse() {
+                    Ok(event) => event,
+                    Err(never) => match never {},
+                })
                 .collect();
             client
                 .send(
@@ -233,7 +246,10 @@ pub async fn sync_webhook_endpoint(
         None => {
             let events: Vec<CreateWebhookEndpointEnabledEvents> = HANDLED_EVENTS
                 .iter()
-                .map(|e| e.parse().unwrap_or(CreateWebhookEndpointEnabledEvents::All))
+                .map(|e| match e.parse() {
+                    Ok(event) => event,
+                    Err(never) => match never {},
+                })
                 .collect();
             let created = client
                 .send(

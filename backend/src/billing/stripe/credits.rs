@@ -28,13 +28,8 @@ pub async fn pass_on(
     number: &str,
     attempts: i64,
 ) -> Outcome {
-    match pass_on_inner(db, clock, client, number).await {
-        Ok(()) => Outcome::Done,
-        Err(error) if attempts < 30 => {
-            Outcome::RetryAt(clock.now() + 60 * attempts, format!("{error:#}"))
-        }
-        Err(error) => Outcome::Dead(format!("{error:#}")),
-    }
+    let result = pass_on_inner(db, clock, client, number).await;
+    Outcome::retried(result, clock.now(), attempts, 30, 60)
 }
 
 async fn pass_on_inner(

@@ -41,15 +41,29 @@ async fn lock_customer(
     Ok(())
 }
 
-async fn order_organization(
+/// The order a Checkout Session pays for, with its customer locked and
+/// the subscription the session created remembered on it; `None` for a
+/// session that is not one of ours (a payment link, a manual session).
+async fn session_order<'s>(
+    db: &Db,
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
-) -> anyhow::Result<Option<String>> {
-    sqlx::query_scalar("select organization_id from orders where id = $1")
-        .bind(order_id)
-        .fetch_optional(&mut **tx)
-        .await
-        .context("reading the order's organization")
+    session: &'s CheckoutSession,
+) -> anyhow::Result<Option<(&'s str, Option<String>)>> {
+    let Some(order_id) = session.client_reference_id.as_deref() else {
+        return Ok(None);
+    };
+    let org: Option<String> =
+        sqlx::query_scalar("select organization_id from orders where id = $1")
+            .bind(order_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("reading the order's organization")?;
+    let Some(org) = org else {
+        return Ok(None);
+    };
+    lock_customer(db, tx, &org).await?;
+    let subscription = remember_subscription(tx, order_id, session).await?;
+    Ok(Some((order_id, subscription)))
 }
 
 /// A Checkout finished. Paid (or paid later, asynchronously): the order is
@@ -61,15 +75,9 @@ pub(super) async fn checkout(
     session: &CheckoutSession,
     now: i64,
 ) -> anyhow::Result<bool> {
-    let Some(order_id) = session.client_reference_id.as_deref() else {
-        // Not one of ours (a payment link, a manual session).
+    let Some((order_id, subscription)) = session_order(db, tx, session).await? else {
         return Ok(true);
     };
-    let Some(org) = order_organization(tx, order_id).await? else {
-        return Ok(true);
-    };
-    lock_customer(db, tx, &org).await?;
-    let subscription = remember_subscription(tx, order_id, session).await?;
     let paid = matches!(
         session.payment_status,
         CheckoutSessionPaymentStatus::Paid | CheckoutSessionPaymentStatus::NoPaymentRequired
@@ -149,14 +157,9 @@ pub(super) async fn checkout_failed(
     session: &CheckoutSession,
     now: i64,
 ) -> anyhow::Result<bool> {
-    let Some(order_id) = session.client_reference_id.as_deref() else {
+    let Some((order_id, _)) = session_order(db, tx, session).await? else {
         return Ok(true);
     };
-    let Some(org) = order_organization(tx, order_id).await? else {
-        return Ok(true);
-    };
-    lock_customer(db, tx, &org).await?;
-    remember_subscription(tx, order_id, session).await?;
     let failed = sqlx::query(
         "update orders set state = 'failed', failure = 'payment_failed', hold_expires_at = null, updated_at = $1 \
          where id = $2 and state in ('held', 'expired')",
@@ -262,8 +265,8 @@ fn invoice_payment_intent(invoice: &Invoice) -> Option<String> {
 }
 
 /// The VAT treatment Stripe applied, read back: VAT lines mean charged;
-/// none means reverse charge for an EU business with a VAT ID, otherwise
-/// a customer outside the EU.
+/// none means reverse charge for an EU business with a confirmed VAT ID,
+/// otherwise a customer outside the EU.
 async fn treatment(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
@@ -272,17 +275,20 @@ async fn treatment(
     if vat > 0 {
         return Ok("charged");
     }
-    let row =
-        sqlx::query("select country, vat_id from billing_profiles where organization_id = $1")
-            .bind(organization_id)
-            .fetch_optional(&mut **tx)
-            .await
-            .context("reading the billing profile")?;
+    let row = sqlx::query(
+        "select country, vat_id_status from billing_profiles where organization_id = $1",
+    )
+    .bind(organization_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("reading the billing profile")?;
     let eu_business = match &row {
         Some(r) => {
             let country: String = r.try_get("country")?;
-            let vat_id: Option<String> = r.try_get("vat_id")?;
-            domain::order::country(&country).is_some_and(|c| c.eu) && vat_id.is_some()
+            let status: Option<String> = r.try_get("vat_id_status")?;
+            // Only a VAT ID VIES confirmed makes reverse charge.
+            domain::order::country(&country).is_some_and(|c| c.eu)
+                && status.as_deref() == Some("valid")
         }
         None => false,
     };

@@ -17,6 +17,7 @@ mod mirror;
 pub mod payments;
 mod reconcile;
 pub mod subscriptions;
+mod taxes;
 
 use anyhow::Context;
 use async_trait::async_trait;

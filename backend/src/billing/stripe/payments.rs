@@ -136,13 +136,8 @@ pub async fn give_back(
     order_id: &str,
     attempts: i64,
 ) -> Outcome {
-    match give_back_inner(db, clock, client, order_id).await {
-        Ok(()) => Outcome::Done,
-        Err(error) if attempts < 30 => {
-            Outcome::RetryAt(clock.now() + 30 * attempts, format!("{error:#}"))
-        }
-        Err(error) => Outcome::Dead(format!("{error:#}")),
-    }
+    let result = give_back_inner(db, clock, client, order_id).await;
+    Outcome::retried(result, clock.now(), attempts, 30, 30)
 }
 
 async fn give_back_inner(
@@ -152,7 +147,7 @@ async fn give_back_inner(
     order_id: &str,
 ) -> anyhow::Result<()> {
     let row = sqlx::query(
-        "select o.organization_id, o.stripe_subscription_id, o.refund_id, o.state from orders o where o.id = $1",
+        "select organization_id, stripe_subscription_id, refund_id, failure from orders where id = $1",
     )
     .bind(order_id)
     .fetch_one(&db.pool)
@@ -186,11 +181,12 @@ async fn give_back_inner(
     .context("finding the payment")?
     .flatten();
     let Some(intent) = paid_by else {
-        let state: String = row.try_get("state")?;
-        if state == "failed" {
+        let failure: Option<String> = row.try_get("failure")?;
+        if failure.as_deref() == Some("payment_failed") {
             // Nothing was paid (a failed debit): ending it was all.
             return Ok(());
         }
+        // Paid, but its invoice.paid is not mirrored yet: try again.
         anyhow::bail!("the payment's invoice is not mirrored yet");
     };
     let refund = refund_in_full(client, &intent, &format!("undeliverable-{order_id}")).await?;

@@ -1,8 +1,9 @@
 //! Repairs what missed webhooks would leave wrong: every so often, ask
 //! Stripe for the state of checkouts still waiting, of our subscriptions
 //! and of each customer's recent invoices, and apply it as events would.
-//! One object's failure (deleted at Stripe, a bad answer) is reported and
-//! skipped; the pass goes on.
+//! Subscriptions are also moved to the VAT our rules choose today
+//! ([`super::taxes`]). One object's failure (deleted at Stripe, a bad
+//! answer) is reported and skipped; the pass goes on.
 
 use anyhow::Context;
 use sqlx::Row;
@@ -12,6 +13,8 @@ use stripe_checkout::checkout_session::RetrieveCheckoutSession;
 
 use super::client::{StripeClient, StripeFailure};
 use super::events::{apply_fetched, Fetched};
+use super::taxes;
+use crate::billing::{vat_ids, Seller};
 use crate::{Clock, Db};
 
 /// What a pass did.
@@ -50,8 +53,25 @@ pub async fn reconcile(
     db: &Db,
     clock: &Clock,
     client: &StripeClient,
+    seller: &Seller,
 ) -> anyhow::Result<Reconciled> {
     let mut done = Reconciled::default();
+    // VAT IDs of Stripe customers are confirmed again once a day, as before
+    // an offline invoice; the subscriptions below then carry the VAT that
+    // follows.
+    let organizations = ids(
+        db,
+        "select organization_id from billing_profiles where vat_id is not null and organization_id in \
+         (select organization_id from servers where stripe_subscription_id is not null and cancelled_at is null) \
+         and $1 = $1",
+        0,
+    )
+    .await?;
+    for org in organizations {
+        let result =
+            vat_ids::recheck_before_invoice(db, clock.now(), seller.vat_ids.as_ref(), &org).await;
+        done.outcome(format!("VAT ID of {org}"), result.map(|()| false));
+    }
     let sessions = ids(
         db,
         "select stripe_session_id from orders where state in ('held', 'expired') \
@@ -81,6 +101,7 @@ pub async fn reconcile(
             let subscription = client
                 .send(&RetrieveSubscription::new(id.as_str()), None)
                 .await?;
+            taxes::align(db, client, seller, &subscription, clock.now()).await?;
             apply_fetched(db, clock, &Fetched::Subscription(Box::new(subscription))).await
         }
         .await;

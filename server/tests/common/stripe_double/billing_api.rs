@@ -91,6 +91,7 @@ pub(super) fn update_subscription(l: &mut Ledger, id: &str, form: &Form) -> Answ
             Value::Null
         };
     }
+    item_tax_rates(l, &mut subscription, form)?;
     cancellation_details(&mut subscription, form);
     merge_metadata(&mut subscription, form);
     l.count("subscription.update");
@@ -215,4 +216,34 @@ pub(super) fn create_refund(l: &mut Ledger, form: &Form) -> Answer {
     let event = l.event("charge.refunded", &charge, None, API_VERSION, now);
     l.outbox.push(event);
     Ok(refund)
+}
+
+/// `items[i][id]` with `items[i][tax_rates][j]` (or an empty
+/// `items[i][tax_rates]` to clear them): the rates the item's next invoices
+/// are taxed with.
+fn item_tax_rates(l: &Ledger, subscription: &mut Value, form: &Form) -> Result<(), Failure> {
+    for i in 0.. {
+        let Some(item_id) = form.text(&format!("items[{i}][id]")) else {
+            return Ok(());
+        };
+        let key = format!("items[{i}][tax_rates]");
+        if !form.has(&key) {
+            continue;
+        }
+        let mut rates = Vec::new();
+        for id in form.list(&key) {
+            rates.push(find(l, "tax_rate", &id, &key)?);
+        }
+        let items = subscription["items"]["data"]
+            .as_array_mut()
+            .ok_or_else(|| Failure::invalid("items", "The subscription has no items."))?;
+        let item = items
+            .iter_mut()
+            .find(|item| item["id"] == item_id.as_str())
+            .ok_or_else(|| {
+                Failure::invalid(&format!("items[{i}][id]"), "No such subscription item.")
+            })?;
+        item["tax_rates"] = json!(rates);
+    }
+    Ok(())
 }
