@@ -545,6 +545,35 @@ async fn a_cancellation_made_at_stripe_ends_the_server_here(db: TestDb) {
     assert!(strip_tags(&body).contains(&domain::time::format_date(end)));
     app.wait_for_mail("owner@a.example", "ends on").await;
 
+    // Taken back in the portal: Stripe bills on, so the server stays.
+    let undo = reqwest::Client::new()
+        .post(format!("{}/v1/subscriptions/sub_test_1", double.url))
+        .bearer_auth("sk_test_double")
+        .form(&[("cancel_at_period_end", "false")])
+        .send()
+        .await
+        .expect("un-cancelling at Stripe");
+    assert_eq!(undo.status().as_u16(), 200);
+    clock.advance(1);
+    deliver_all(&app, &double.take_events(), clock.now()).await;
+    eventually(&app, &owner, &page, "data-event=\"cancel.revoked\"").await;
+    // Set to end again at Stripe.
+    clock.advance(1);
+    double.set_now(clock.now());
+    deliver_all(
+        &app,
+        &double.cancel_at_period_end_at_stripe("sub_test_1", clock.now()),
+        clock.now(),
+    )
+    .await;
+    for _ in 0..100 {
+        let body = app.get_as(&owner, &page).await.body;
+        if body.matches("data-event=\"cancel.scheduled\"").count() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
     // Stripe then ends it outright (Dashboard, or dunning gave up): the
     // server ends now, is wiped, and its host returns to stock.
     deliver_all(

@@ -593,7 +593,8 @@ fn period_end(subscription: &Subscription) -> Option<i64> {
 /// Mirrors a subscription onto its server: the renewal date, and any end
 /// decided at Stripe (the Billing Portal, the Dashboard, or Stripe giving
 /// up after failed retries), which runs our own cancellation: the server
-/// ends at that date, is wiped and its host returns to stock.
+/// ends at that date, is wiped and its host returns to stock. An end taken
+/// back at Stripe is taken back here too (Stripe bills on).
 pub(super) async fn subscription(
     tx: &mut Transaction<'_, Any>,
     object: &Subscription,
@@ -695,6 +696,37 @@ pub(super) async fn subscription(
             super::super::dunning::notify(tx, &org, now, |lang| {
                 ended_at_stripe_mail(lang, &name, at, ended)
             })
+            .await?;
+        }
+    }
+    // Taken back at Stripe (the Billing Portal's "don't cancel"): Stripe
+    // bills on, so the server stays too.
+    if let (None, false, None, Some(_), true) = (stripe_end, ended, cancelled, ours, newer) {
+        let revoked = sqlx::query(
+            "update servers set cancel_at = null, cancel_reason = null, updated_at = $1 \
+             where id = $2 and cancelled_at is null and cancel_at > $1",
+        )
+        .bind(now)
+        .bind(&id)
+        .execute(&mut **tx)
+        .await
+        .context("taking back the end Stripe no longer has")?;
+        if revoked.rows_affected() == 1 {
+            let org: String = server.try_get("organization_id")?;
+            let name: String = server.try_get("name")?;
+            record_event(tx, &id, "cancel.revoked", "", now).await?;
+            crate::audit::record(
+                &mut **tx,
+                &crate::audit::Entry {
+                    organization_id: Some(&org),
+                    user_id: None,
+                    actor: "stripe",
+                    action: "server.cancel_revoked",
+                    detail: &format!("{name} {sub}"),
+                    ip: None,
+                    at: now,
+                },
+            )
             .await?;
         }
     }
