@@ -18,6 +18,28 @@ pub struct Entry<'a> {
     pub at: i64,
 }
 
+impl<'a> Entry<'a> {
+    /// An action nobody signed in took (`system`, `stripe`): no user, no
+    /// address.
+    pub fn unattended(
+        organization_id: &'a str,
+        actor: &'a str,
+        action: &'a str,
+        detail: &'a str,
+        at: i64,
+    ) -> Entry<'a> {
+        Entry {
+            organization_id: Some(organization_id),
+            user_id: None,
+            actor,
+            action,
+            detail,
+            ip: None,
+            at,
+        }
+    }
+}
+
 pub async fn record<'e, E: Executor<'e, Database = Any>>(
     executor: E,
     entry: &Entry<'_>,

@@ -54,15 +54,13 @@ pub async fn issue(
     .context("issuing a credit note")?;
     audit::record(
         &mut **tx,
-        &audit::Entry {
-            organization_id: Some(organization_id),
-            user_id: None,
+        &audit::Entry::unattended(
+            organization_id,
             actor,
-            action: "credit_note.issued",
-            detail: &format!("{number} {amount_cents} {reason}"),
-            ip: None,
-            at: now,
-        },
+            "credit_note.issued",
+            &format!("{number} {amount_cents} {reason}"),
+            now,
+        ),
     )
     .await?;
     Ok(number)
@@ -218,15 +216,13 @@ pub async fn mark_refunded(
     let cents: i64 = row.try_get("paid_out_cents")?;
     audit::record(
         &mut *tx,
-        &audit::Entry {
-            organization_id: Some(&org),
-            user_id: None,
+        &audit::Entry::unattended(
+            &org,
             actor,
-            action: "credit_note.paid_out",
-            detail: &format!("{number} transfer {cents}"),
-            ip: None,
-            at: now,
-        },
+            "credit_note.paid_out",
+            &format!("{number} transfer {cents}"),
+            now,
+        ),
     )
     .await?;
     tx.commit().await.context("committing")?;

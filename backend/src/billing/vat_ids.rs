@@ -211,15 +211,13 @@ async fn record(
     if changed {
         audit::record(
             &mut *tx,
-            &audit::Entry {
-                organization_id: Some(organization_id),
-                user_id: None,
-                actor: "system",
-                action: "billing.vat_id_checked",
-                detail: &format!("{vat_id} {}", check.state.as_str()),
-                ip: None,
-                at: now,
-            },
+            &audit::Entry::unattended(
+                organization_id,
+                "system",
+                "billing.vat_id_checked",
+                &format!("{vat_id} {}", check.state.as_str()),
+                now,
+            ),
         )
         .await?;
         if check.state == VatIdState::Invalid {

@@ -38,9 +38,9 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
             tracing::warn!(error = %format!("{error:#}"), "counting jobs for metrics failed")
         }
     }
-    match backend::billing::stripe::events::held(&state.db).await {
+    match backend::billing::stripe::events::held_count(&state.db).await {
         Ok(held) => {
-            state.metrics.stripe_events_held.set(held.len() as i64);
+            state.metrics.stripe_events_held.set(held);
         }
         Err(error) => {
             tracing::warn!(error = %format!("{error:#}"), "counting held Stripe events failed")

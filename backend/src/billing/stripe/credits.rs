@@ -126,15 +126,13 @@ async fn pass_on_inner(
     if marked.rows_affected() == 1 {
         audit::record(
             &mut *tx,
-            &audit::Entry {
-                organization_id: Some(&org),
-                user_id: None,
-                actor: "system",
-                action: "credit_note.paid_out",
-                detail: &format!("{number} {via} {reference} {cents}"),
-                ip: None,
-                at: now,
-            },
+            &audit::Entry::unattended(
+                &org,
+                "system",
+                "credit_note.paid_out",
+                &format!("{number} {via} {reference} {cents}"),
+                now,
+            ),
         )
         .await?;
     }

@@ -133,6 +133,16 @@ pub async fn held(db: &Db) -> anyhow::Result<Vec<(String, String, String)>> {
         .collect()
 }
 
+/// How many events are held (for `/metrics`, read at every scrape).
+pub async fn held_count(db: &Db) -> anyhow::Result<i64> {
+    sqlx::query_scalar(
+        "select count(*) from stripe_events where held_reason is not null and processed_at is null",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .context("counting held events")
+}
+
 /// An operator's decision on a held event: apply it after all (once the
 /// version was checked) or drop it (marked processed, kept for the record).
 pub async fn release(db: &Db, clock: &Clock, event_id: &str, apply: bool) -> anyhow::Result<bool> {

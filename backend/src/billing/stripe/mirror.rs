@@ -664,6 +664,8 @@ pub(super) async fn subscription(
     .await
     .context("reading the last cancellation decision")?;
     let newer = decided.is_none_or(|at| at <= created) || ended;
+    let org: String = server.try_get("organization_id")?;
+    let name: String = server.try_get("name")?;
     if let (Some(at), None, true) = (stripe_end, cancelled, newer) {
         if ours.is_none_or(|ours| at < ours) {
             sqlx::query(
@@ -676,23 +678,9 @@ pub(super) async fn subscription(
             .execute(&mut **tx)
             .await
             .context("scheduling the end Stripe decided")?;
-            let org: String = server.try_get("organization_id")?;
-            let name: String = server.try_get("name")?;
             let date = domain::time::format_date(at);
-            record_event(tx, &id, "cancel.scheduled", &date, now).await?;
-            crate::audit::record(
-                &mut **tx,
-                &crate::audit::Entry {
-                    organization_id: Some(&org),
-                    user_id: None,
-                    actor: "stripe",
-                    action: "server.cancel_scheduled",
-                    detail: &format!("{name} {date} {sub}"),
-                    ip: None,
-                    at: now,
-                },
-            )
-            .await?;
+            let detail = format!("{name} {date} {sub}");
+            stripe_decided(tx, &id, &org, "cancel.scheduled", &date, &detail, now).await?;
             super::super::dunning::notify(tx, &org, now, |lang| {
                 ended_at_stripe_mail(lang, &name, at, ended)
             })
@@ -712,28 +700,35 @@ pub(super) async fn subscription(
         .await
         .context("taking back the end Stripe no longer has")?;
         if revoked.rows_affected() == 1 {
-            let org: String = server.try_get("organization_id")?;
-            let name: String = server.try_get("name")?;
-            record_event(tx, &id, "cancel.revoked", "", now).await?;
-            crate::audit::record(
-                &mut **tx,
-                &crate::audit::Entry {
-                    organization_id: Some(&org),
-                    user_id: None,
-                    actor: "stripe",
-                    action: "server.cancel_revoked",
-                    detail: &format!("{name} {sub}"),
-                    ip: None,
-                    at: now,
-                },
-            )
-            .await?;
+            let detail = format!("{name} {sub}");
+            stripe_decided(tx, &id, &org, "cancel.revoked", "", &detail, now).await?;
         }
     }
     if ended {
         record_event(tx, &id, "billing.subscription_ended", &sub, now).await?;
     }
     Ok(true)
+}
+
+/// A cancellation decision Stripe made: on the server's history
+/// (`kind`, `event_detail`) and in the audit log as `server.{kind}` by
+/// `stripe`.
+async fn stripe_decided(
+    tx: &mut Transaction<'_, Any>,
+    server_id: &str,
+    organization_id: &str,
+    kind: &str,
+    event_detail: &str,
+    audit_detail: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    record_event(tx, server_id, kind, event_detail, now).await?;
+    let action = format!("server.{}", kind.replace('.', "_"));
+    crate::audit::record(
+        &mut **tx,
+        &crate::audit::Entry::unattended(organization_id, "stripe", &action, audit_detail, now),
+    )
+    .await
 }
 
 fn ended_at_stripe_mail(lang: domain::Lang, server: &str, at: i64, now: bool) -> (String, String) {

@@ -106,19 +106,17 @@ pub(super) async fn disputed(
     .context("flagging the organization")?;
     audit::record(
         &mut **tx,
-        &audit::Entry {
-            organization_id: Some(&org),
-            user_id: None,
-            actor: "stripe",
-            action: if open {
+        &audit::Entry::unattended(
+            &org,
+            "stripe",
+            if open {
                 "invoice.disputed"
             } else {
                 "invoice.dispute_closed"
             },
-            detail: &format!("{number} {} {}", dispute.id, dispute.amount),
-            ip: None,
-            at: now,
-        },
+            &format!("{number} {} {}", dispute.id, dispute.amount),
+            now,
+        ),
     )
     .await?;
     Ok(true)
@@ -204,15 +202,13 @@ async fn give_back_inner(
     if marked.rows_affected() == 1 {
         audit::record(
             &mut *tx,
-            &audit::Entry {
-                organization_id: Some(&org),
-                user_id: None,
-                actor: "system",
-                action: "order.refunded",
-                detail: &format!("{order_id} {refund}"),
-                ip: None,
-                at: now,
-            },
+            &audit::Entry::unattended(
+                &org,
+                "system",
+                "order.refunded",
+                &format!("{order_id} {refund}"),
+                now,
+            ),
         )
         .await?;
         super::super::dunning::notify(&mut tx, &org, now, |lang| refunded_mail(lang, order_id))
