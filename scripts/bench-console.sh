@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: the console tunnel (server/tests/console_bench.rs). Opening a
+# Benchmark: the console tunnel (server/tests/it/console_bench.rs). Opening a
 # console, full VNC frames through the relay, and serial echo with many
 # consoles open at once. Release build; figures in docs/BENCHMARKS.md.
 #   bash scripts/bench-console.sh               # SQLite, 100 consoles
@@ -9,4 +9,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 export BENCH_DB="${BENCH_DB:-sqlite}" BENCH_CONSOLES="${BENCH_CONSOLES:-100}"
-cargo test --release -p server --test console_bench -- --ignored --nocapture --test-threads 1
+cargo test --release -p server --test it console_bench -- --ignored --nocapture --test-threads 1

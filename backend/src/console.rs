@@ -12,7 +12,7 @@ use sqlx::Row;
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
 use crate::organizations::{self, Role};
-use crate::servers::{self, Actor, Server};
+use crate::servers::{self, Actor, Server, ServerState, Step};
 use crate::{Clock, Db};
 
 pub const TICKET_LIFETIME_SECS: i64 = 60;
@@ -37,12 +37,12 @@ pub fn available(server: &Server, billing_state: &str) -> Result<(), ConsoleErro
         "cancelled"
     } else if billing_state == "suspended" {
         "suspended"
-    } else if server.state == "rebooting" && server.step == "restore" {
-        "restoring"
-    } else if server.state == "rebooting" && server.step == "maintenance" {
-        "maintenance"
     } else {
-        server.state.as_str()
+        match (server.state, server.step) {
+            (ServerState::Rebooting, Step::Restore) => "restoring",
+            (ServerState::Rebooting, Step::Maintenance) => "maintenance",
+            (state, _) => state.as_str(),
+        }
     };
     match state {
         "running" | "rebooting" if server.host_name.is_some() => Ok(()),

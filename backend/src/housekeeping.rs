@@ -88,3 +88,68 @@ pub async fn purge(db: &Db, now: i64) -> anyhow::Result<Vec<(&'static str, u64)>
 pub fn periods() -> impl Iterator<Item = (&'static str, i64)> {
     RETENTION.iter().map(|r| (r.what, r.keep / DAY))
 }
+
+/// The periodic work every replica does every couple of seconds, each part
+/// safe to run on several replicas at once: expired holds return to stock,
+/// due invoices are issued, cancelled servers end, maintenance windows
+/// move, server notices and stock alerts are mailed, SLA credits for the
+/// closed month are issued, overdue servers move along dunning. A part
+/// that fails is logged and the others still run.
+pub async fn run_due(
+    db: &Db,
+    clock: &crate::Clock,
+    catalog: &domain::Catalog,
+    seller: &crate::billing::Seller,
+    base_url: &str,
+) {
+    use crate::{billing, console, orders, servers, stock_alerts};
+    let report = |what: &str, result: anyhow::Result<()>| {
+        if let Err(error) = result {
+            tracing::error!(error = %format!("{error:#}"), "{what} failed");
+        }
+    };
+    report(
+        "expiring holds",
+        orders::expire_holds(db, clock).await.map(drop),
+    );
+    report(
+        "issuing invoices",
+        billing::renewal::invoice_due(db, clock, catalog, seller)
+            .await
+            .map(drop),
+    );
+    report(
+        "ending cancelled servers",
+        servers::cancellation::end_due(db, clock).await.map(drop),
+    );
+    report(
+        "moving maintenance windows",
+        servers::maintenance::run_due(db, clock).await.map(drop),
+    );
+    report(
+        "mailing server notices",
+        servers::notices::send_due(db, clock, base_url)
+            .await
+            .map(drop),
+    );
+    report(
+        "purging console tickets",
+        console::purge(db, clock.now()).await.map(drop),
+    );
+    report(
+        "issuing SLA credits",
+        billing::sla::credit_closed_month(db, clock, catalog)
+            .await
+            .map(drop),
+    );
+    report(
+        "moving overdue servers",
+        billing::dunning::run(db, clock, seller).await.map(drop),
+    );
+    report(
+        "sending stock alerts",
+        stock_alerts::dispatch(db, clock, catalog, base_url)
+            .await
+            .map(drop),
+    );
+}

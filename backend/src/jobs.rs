@@ -18,16 +18,85 @@ pub const LEASE_SECS: i64 = 60;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
     pub id: String,
-    pub kind: String,
+    pub kind: JobKind,
     pub subject_id: String,
     /// Including this one.
     pub attempts: i64,
 }
 
+/// Every kind of job, as stored in `jobs.kind`. `worker::Runner::run`
+/// dispatches on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    Provision,
+    Reboot,
+    PowerCycle,
+    /// Billing suspension: network and console off, data kept.
+    Suspend,
+    Resume,
+    /// Rebuild on another host after a host failure.
+    Rebuild,
+    /// Wipe a cancelled server's host before it returns to stock.
+    Wipe,
+    SnapshotTake,
+    SnapshotRestore,
+    SnapshotDelete,
+    /// Ask VIES again about a VAT ID it could not answer for.
+    VatIdCheck,
+    /// Apply a stored Stripe event.
+    StripeEvent,
+    /// Pass an SLA credit on to Stripe (balance or refund).
+    StripeCredit,
+    /// Give back a payment for an order that could not be delivered.
+    StripeUndeliverable,
+}
+
+impl JobKind {
+    const ALL: [JobKind; 14] = [
+        JobKind::Provision,
+        JobKind::Reboot,
+        JobKind::PowerCycle,
+        JobKind::Suspend,
+        JobKind::Resume,
+        JobKind::Rebuild,
+        JobKind::Wipe,
+        JobKind::SnapshotTake,
+        JobKind::SnapshotRestore,
+        JobKind::SnapshotDelete,
+        JobKind::VatIdCheck,
+        JobKind::StripeEvent,
+        JobKind::StripeCredit,
+        JobKind::StripeUndeliverable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Provision => "provision",
+            JobKind::Reboot => "reboot",
+            JobKind::PowerCycle => "power_cycle",
+            JobKind::Suspend => "suspend",
+            JobKind::Resume => "resume",
+            JobKind::Rebuild => "rebuild",
+            JobKind::Wipe => "wipe",
+            JobKind::SnapshotTake => "snapshot.take",
+            JobKind::SnapshotRestore => "snapshot.restore",
+            JobKind::SnapshotDelete => "snapshot.delete",
+            JobKind::VatIdCheck => "vat_id_check",
+            JobKind::StripeEvent => "stripe_event",
+            JobKind::StripeCredit => "stripe_credit",
+            JobKind::StripeUndeliverable => "stripe_undeliverable",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<JobKind> {
+        JobKind::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+}
+
 /// Queues a job in the transaction of the change that needs it.
 pub async fn enqueue(
     tx: &mut Transaction<'_, Any>,
-    kind: &str,
+    kind: JobKind,
     subject_id: &str,
     run_at: i64,
     now: i64,
@@ -37,17 +106,20 @@ pub async fn enqueue(
          values ($1, $2, $3, 'queued', $4, 0, $5, $5)",
     )
     .bind(new_id())
-    .bind(kind)
+    .bind(kind.as_str())
     .bind(subject_id)
     .bind(run_at)
     .bind(now)
     .execute(&mut **tx)
     .await
-    .with_context(|| format!("queueing a {kind} job"))?;
+    .with_context(|| format!("queueing a {} job", kind.as_str()))?;
     Ok(())
 }
 
 /// Leases the next due job for `owner`, if any.
+/// Takes the next due job, leased to `owner`. A job of a kind this version
+/// does not know (queued by a newer one during a rolling deploy) is an
+/// error here; its lease runs out and a replica that knows it runs it.
 pub async fn claim(db: &Db, owner: &str, now: i64) -> anyhow::Result<Option<Job>> {
     let lock = match db.backend {
         Backend::Postgres => "for update skip locked",
@@ -69,9 +141,11 @@ pub async fn claim(db: &Db, owner: &str, now: i64) -> anyhow::Result<Option<Job>
         .await
         .context("claiming a job")?;
     row.map(|r| -> anyhow::Result<Job> {
+        let kind: String = r.try_get("kind")?;
         Ok(Job {
             id: r.try_get("id")?,
-            kind: r.try_get("kind")?,
+            kind: JobKind::parse(&kind)
+                .with_context(|| format!("a job of unknown kind {kind:?}"))?,
             subject_id: r.try_get("subject_id")?,
             attempts: r.try_get("attempts")?,
         })

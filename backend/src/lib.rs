@@ -26,6 +26,7 @@ pub mod ssh_keys;
 pub mod staff;
 pub mod stock_alerts;
 pub mod stock_watch;
+pub mod worker;
 
 pub use clock::Clock;
 pub use db::{Backend, Db};

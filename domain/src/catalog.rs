@@ -47,6 +47,12 @@ impl PlanId {
     }
 }
 
+impl AsRef<str> for PlanId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 impl std::fmt::Display for PlanId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -64,6 +70,12 @@ impl SiteCode {
     }
 
     pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SiteCode {
+    fn as_ref(&self) -> &str {
         &self.0
     }
 }
@@ -139,11 +151,13 @@ impl Addon {
 }
 
 impl Catalog {
-    pub fn plan(&self, id: &str) -> Option<&Plan> {
+    pub fn plan(&self, id: impl AsRef<str>) -> Option<&Plan> {
+        let id = id.as_ref();
         self.plans.iter().find(|p| p.id.as_str() == id)
     }
 
-    pub fn site(&self, code: &str) -> Option<&Site> {
+    pub fn site(&self, code: impl AsRef<str>) -> Option<&Site> {
+        let code = code.as_ref();
         self.sites.iter().find(|s| s.code.as_str() == code)
     }
 

@@ -44,6 +44,9 @@ pub struct Metrics {
     /// Stripe events stored but not applied (another API version) until an
     /// operator acts, read from the database at each scrape.
     pub stripe_events_held: Gauge,
+    /// Housekeeping passes this replica's worker finished: a worker that
+    /// stopped going round shows as a flat line.
+    pub housekeeping_passes: Counter,
 }
 
 impl Metrics {
@@ -85,7 +88,14 @@ impl Metrics {
             "Stripe webhook events stored but not applied (another API version), waiting for an operator",
             stripe_events_held.clone(),
         );
+        let housekeeping_passes = Counter::default();
+        registry.register(
+            "housekeeping_passes",
+            "Passes of the worker's periodic housekeeping (holds, invoices, cancellations, notices, alerts)",
+            housekeeping_passes.clone(),
+        );
         Metrics {
+            housekeeping_passes,
             stripe_events_held,
             registry,
             requests,

@@ -7,9 +7,10 @@ use backend::inventory::{self, HostFilter, HostState};
 use backend::{latency, Clock, Db};
 use clap::{Subcommand, ValueEnum};
 use domain::{PlanId, SiteCode};
+use std::io::Write;
 use std::path::PathBuf;
 
-use crate::config::Config;
+use crate::config::{Command, Config};
 
 #[derive(Subcommand, Debug)]
 pub enum HostsCommand {
@@ -102,6 +103,23 @@ pub enum LatencyCommand {
     },
 }
 
+/// Runs an operator subcommand, writing what it reports to `out` (the
+/// binary passes standard output; tests pass a buffer and run it in their
+/// own process). `Serve` is not one: `startup::serve` runs the server.
+pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> anyhow::Result<()> {
+    match command {
+        Command::Serve => anyhow::bail!("`serve` is not an operator subcommand"),
+        Command::Migrate => migrate(config, out).await,
+        Command::Backup { to } => backup(config, &to, out).await,
+        Command::Hosts(cmd) => hosts(config, cmd, out).await,
+        Command::Latency(cmd) => latency(config, cmd, out).await,
+        Command::Mail(cmd) => mail(config, cmd, out).await,
+        Command::Staff(cmd) => staff(config, cmd, out).await,
+        Command::Stripe(cmd) => stripe(config, cmd, out).await,
+        Command::Clock(cmd) => clock(config, cmd, out).await,
+    }
+}
+
 async fn open(config: &Config) -> anyhow::Result<Db> {
     let db = Db::connect(config.database_url.expose(), 2).await?;
     db.migrate().await?;
@@ -112,27 +130,39 @@ fn operator() -> String {
     std::env::var("USER").map_or_else(|_| "operator".to_owned(), |u| format!("operator:{u}"))
 }
 
-pub async fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<()> {
+pub async fn backup(
+    config: &Config,
+    to: &std::path::Path,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = Db::connect(config.database_url.expose(), 1).await?;
     db.backup_sqlite(to).await?;
-    println!("backed up to {}", to.display());
+    writeln!(out, "backed up to {}", to.display())?;
     Ok(())
 }
 
-pub async fn migrate(config: &Config) -> anyhow::Result<()> {
+pub async fn migrate(config: &Config, out: &mut dyn Write) -> anyhow::Result<()> {
     open(config).await?;
-    println!("migrations applied");
+    writeln!(out, "migrations applied")?;
     Ok(())
 }
 
-pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()> {
+pub async fn hosts(
+    config: &Config,
+    command: HostsCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = open(config).await?;
     let clock = Clock::system();
     match command {
         HostsCommand::Add { site, plan, count } => {
             let added = inventory::add_hosts(&db, &clock, &site, &plan, count, &operator()).await?;
             for host in &added {
-                println!("added {} ({} at {}, free)", host.name, host.plan, host.site);
+                writeln!(
+                    out,
+                    "added {} ({} at {}, free)",
+                    host.name, host.plan, host.site
+                )?;
             }
         }
         HostsCommand::List { site, plan, state } => {
@@ -148,21 +178,23 @@ pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()>
                 state: state.map(StateArg::state),
             };
             let hosts = inventory::list_hosts(&db, &filter).await?;
-            println!(
+            writeln!(
+                out,
                 "{:<24} {:<4} {:<10} {:<12} SINCE",
                 "NAME", "SITE", "PLAN", "STATE"
-            );
+            )?;
             for h in &hosts {
-                println!(
+                writeln!(
+                    out,
                     "{:<24} {:<4} {:<10} {:<12} {}",
                     h.name,
                     h.site,
                     h.plan,
                     h.state,
                     domain::time::format_datetime(h.updated_at)
-                );
+                )?;
             }
-            println!("{} hosts", hosts.len());
+            writeln!(out, "{} hosts", hosts.len())?;
         }
         HostsCommand::Set {
             name,
@@ -172,12 +204,15 @@ pub async fn hosts(config: &Config, command: HostsCommand) -> anyhow::Result<()>
             let host =
                 inventory::set_state(&db, &clock, &name, state.state(), &operator(), &reason)
                     .await?;
-            println!("{} is now {}", host.name, host.state);
+            writeln!(out, "{} is now {}", host.name, host.state)?;
         }
         HostsCommand::Degrade { name, reason } => {
             backend::servers::maintenance::mark_degraded(&db, &clock, &name, &reason, &operator())
                 .await?;
-            println!("{name} is degraded: {reason}; propose a window on the staff hosts page");
+            writeln!(
+                out,
+                "{name} is degraded: {reason}; propose a window on the staff hosts page"
+            )?;
         }
     }
     Ok(())
@@ -206,7 +241,11 @@ impl SetStateArg {
     }
 }
 
-pub async fn latency(config: &Config, command: LatencyCommand) -> anyhow::Result<()> {
+pub async fn latency(
+    config: &Config,
+    command: LatencyCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = open(config).await?;
     let clock = Clock::system();
     match command {
@@ -216,39 +255,48 @@ pub async fn latency(config: &Config, command: LatencyCommand) -> anyhow::Result
             let catalog = backend::catalog::load(&db).await?;
             let rows = latency::parse_csv(&text, &catalog, clock.now())?;
             let n = latency::import(&db, &clock, &rows).await?;
-            println!("imported {n} measurements");
+            writeln!(out, "imported {n} measurements")?;
         }
     }
     Ok(())
 }
 
-pub async fn mail(config: &Config, command: MailCommand) -> anyhow::Result<()> {
+pub async fn mail(
+    config: &Config,
+    command: MailCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = open(config).await?;
     match command {
         MailCommand::Outbox { to, limit } => {
             let to = to.map(|t| t.trim().to_lowercase());
             for m in backend::mail::outbox(&db, to.as_deref(), limit).await? {
-                println!(
+                writeln!(
+                    out,
                     "--- {} to {}\nSubject: {}\n\n{}\n",
                     domain::time::format_datetime(m.created_at),
                     m.to,
                     m.subject,
                     m.body
-                );
+                )?;
             }
         }
     }
     Ok(())
 }
 
-pub async fn staff(config: &Config, command: StaffCommand) -> anyhow::Result<()> {
+pub async fn staff(
+    config: &Config,
+    command: StaffCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = open(config).await?;
     match command {
         StaffCommand::Add { email, name } => {
             let (user, password) =
                 backend::staff::create(&db, &Clock::system(), &email, &name).await?;
-            println!("staff account {} created", user.email);
-            println!("password (shown once, store it now): {password}");
+            writeln!(out, "staff account {} created", user.email)?;
+            writeln!(out, "password (shown once, store it now): {password}")?;
         }
     }
     Ok(())
@@ -281,13 +329,17 @@ pub enum StripeCommand {
     },
 }
 
-pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<()> {
+pub async fn stripe(
+    config: &Config,
+    command: StripeCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     use backend::billing::stripe;
     let db = open(config).await?;
     let clock = Clock::system();
     if let StripeCommand::Held = command {
         for (id, kind, why) in stripe::events::held(&db).await? {
-            println!("{id}\t{kind}\t{why}");
+            writeln!(out, "{id}\t{kind}\t{why}")?;
         }
         return Ok(());
     }
@@ -295,14 +347,15 @@ pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<(
         if !stripe::events::release(&db, &clock, event, *apply).await? {
             anyhow::bail!("no held event {event}");
         }
-        println!(
+        writeln!(
+            out,
             "{event}: {}",
             if *apply {
                 "queued for applying"
             } else {
                 "dropped"
             }
-        );
+        )?;
         return Ok(());
     }
     let key = config
@@ -314,7 +367,7 @@ pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<(
         StripeCommand::Sync { catalog_only } => {
             let catalog = backend::catalog::load(&db).await?;
             for line in stripe::sync_catalog(&db, &clock, &client, &catalog).await? {
-                println!("{line}");
+                writeln!(out, "{line}")?;
             }
             if !catalog_only {
                 let url = format!(
@@ -322,19 +375,19 @@ pub async fn stripe(config: &Config, command: StripeCommand) -> anyhow::Result<(
                     config.public_base_url.trim_end_matches('/')
                 );
                 for line in stripe::sync_webhook_endpoint(&client, &url).await? {
-                    println!("{line}");
+                    writeln!(out, "{line}")?;
                 }
             }
         }
         StripeCommand::Reconcile => {
             let seller = config.seller(config.vat_id_registry()?);
             let pass = stripe::reconcile(&db, &clock, &client, &seller).await?;
-            println!("applied: {}", pass.applied);
+            writeln!(out, "applied: {}", pass.applied)?;
             for missing in &pass.missing {
-                println!("missing at Stripe: {missing}");
+                writeln!(out, "missing at Stripe: {missing}")?;
             }
             for skipped in &pass.skipped {
-                println!("skipped: {skipped}");
+                writeln!(out, "skipped: {skipped}")?;
             }
         }
         StripeCommand::Held | StripeCommand::Release { .. } => {}
@@ -358,7 +411,11 @@ pub enum ClockCommand {
     Show,
 }
 
-pub async fn clock(config: &Config, command: ClockCommand) -> anyhow::Result<()> {
+pub async fn clock(
+    config: &Config,
+    command: ClockCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let db = open(config).await?;
     let current = backend::clock::stored_offset(&db).await?;
     let offset = match command {
@@ -377,10 +434,11 @@ pub async fn clock(config: &Config, command: ClockCommand) -> anyhow::Result<()>
         backend::clock::store_offset(&db, offset).await?;
     }
     let now = Clock::system().now() + offset;
-    println!(
+    writeln!(
+        out,
         "application time {} (offset {} s)",
         domain::time::format_datetime(now),
         offset
-    );
+    )?;
     Ok(())
 }

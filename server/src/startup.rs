@@ -20,10 +20,7 @@ use tower_http::timeout::TimeoutLayer;
 use crate::config::Config;
 use crate::facts::FactsCache;
 use crate::http::session_store::DbSessionStore;
-use crate::http::{
-    alerts, auth, billing, console, finance, headers, health, input, inventory, keys, lang,
-    members, orders, page_cache, portal, seo, servers, staff, two_factor,
-};
+use crate::http::{auth, headers, health, input, lang, page, page_cache, routes, seo};
 use crate::metrics::Metrics;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -173,7 +170,7 @@ impl Application {
             fleet: fleet.clone(),
         });
         if config.run_workers {
-            let runner = backend::servers::provisioning::Runner {
+            let runner = backend::worker::Runner {
                 db: state.db.clone(),
                 clock: state.clock.clone(),
                 fleet,
@@ -181,6 +178,11 @@ impl Application {
                 owner: format!("worker-{}", backend::db::new_id()),
                 base_url: config.public_base_url.clone(),
                 vat_ids,
+                stripe: state.stripe.clone(),
+                stripe_webhook_secret: config
+                    .stripe_webhook_secret
+                    .as_ref()
+                    .map(|s| s.expose().to_owned()),
             };
             crate::worker::spawn(state.clone(), runner);
         }
@@ -226,157 +228,50 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Portal routes with handlers of their own (form posts, and pages that
-/// load the caller's organization data). The authorization matrix test
-/// reads this list: a route added here without a row there fails it.
-pub const PORTAL_HANDLERS: &[(&str, &str)] = &[
-    ("POST", "/{lang}/signup"),
-    ("POST", "/{lang}/login"),
-    ("POST", "/{lang}/logout"),
-    ("POST", "/{lang}/verify"),
-    ("POST", "/{lang}/forgot"),
-    ("POST", "/{lang}/reset"),
-    ("POST", "/{lang}/account/password"),
-    ("POST", "/{lang}/account/organization"),
-    ("GET", "/{lang}/members"),
-    ("POST", "/{lang}/members/{action}"),
-    ("GET", "/{lang}/audit"),
-    ("POST", "/{lang}/invite"),
-    ("GET", "/{lang}/staff"),
-    ("GET", "/{lang}/staff/outbox"),
-    ("GET", "/{lang}/staff/audit"),
-    ("GET", "/{lang}/account/2fa"),
-    ("POST", "/{lang}/account/2fa"),
-    ("POST", "/{lang}/account/2fa/disable"),
-    ("GET", "/{lang}/login/code"),
-    ("POST", "/{lang}/login/code"),
-    ("POST", "/{lang}/account/email"),
-    ("POST", "/{lang}/email"),
-    ("POST", "/{lang}/account/delete"),
-    ("GET", "/{lang}/order"),
-    ("POST", "/{lang}/order"),
-    ("GET", "/{lang}/orders"),
-    ("GET", "/{lang}/orders/{id}"),
-    ("GET", "/{lang}/servers"),
-    ("GET", "/{lang}/servers/{id}"),
-    ("GET", "/{lang}/servers/{id}/progress"),
-    ("POST", "/{lang}/servers/{id}/{action}"),
-    ("GET", "/{lang}/keys"),
-    ("POST", "/{lang}/keys/{action}"),
-    ("POST", "/{lang}/alerts"),
-    ("POST", "/{lang}/alerts/unsubscribe"),
-    ("GET", "/{lang}/staff/hosts"),
-    ("POST", "/{lang}/staff/hosts/{action}"),
-    ("GET", "/{lang}/staff/orders"),
-    ("GET", "/{lang}/billing"),
-    ("POST", "/{lang}/billing/profile"),
-    ("GET", "/{lang}/billing/export"),
-    ("GET", "/{lang}/invoices/{id}"),
-    ("GET", "/{lang}/staff/finance"),
-    ("POST", "/{lang}/staff/finance/{action}"),
-    ("GET", "/{lang}/staff/finance/invoices/{id}"),
-    ("POST", "/{lang}/billing/portal"),
-    ("GET", "/{lang}/invoices/{id}/pdf"),
-    ("GET", "/{lang}/staff/finance/invoices/{id}/pdf"),
-    ("POST", "/{lang}/orders/{id}/pay"),
-    ("GET", "/{lang}/servers/{id}/console/{kind}"),
-    ("POST", "/{lang}/servers/{id}/console/{kind}"),
-    ("GET", "/{lang}/servers/{id}/console/{kind}/ws"),
-];
-
-fn portal_handler(method: &str, path: &str) -> axum::routing::MethodRouter<Arc<AppState>> {
-    match (method, path) {
-        ("POST", "/{lang}/signup") => post(portal::signup),
-        ("POST", "/{lang}/login") => post(portal::login),
-        ("POST", "/{lang}/logout") => post(portal::logout),
-        ("POST", "/{lang}/verify") => post(portal::verify),
-        ("POST", "/{lang}/forgot") => post(portal::forgot),
-        ("POST", "/{lang}/reset") => post(portal::reset),
-        ("POST", "/{lang}/account/password") => post(portal::change_password),
-        ("POST", "/{lang}/account/organization") => post(members::switch_organization),
-        ("GET", "/{lang}/members") => get(members::members_page),
-        ("POST", "/{lang}/members/{action}") => post(members::members_post),
-        ("GET", "/{lang}/audit") => get(members::audit_page),
-        ("POST", "/{lang}/invite") => post(members::accept_invite),
-        ("GET", "/{lang}/staff") => get(staff::staff_page),
-        ("GET", "/{lang}/staff/outbox") => get(staff::outbox_page),
-        ("GET", "/{lang}/staff/audit") => get(staff::audit_page),
-        ("GET", "/{lang}/account/2fa") => get(two_factor::page),
-        ("POST", "/{lang}/account/2fa") => post(two_factor::confirm),
-        ("POST", "/{lang}/account/2fa/disable") => post(two_factor::disable),
-        ("GET", "/{lang}/login/code") => get(two_factor::login_code_page),
-        ("POST", "/{lang}/login/code") => post(two_factor::login_code),
-        ("POST", "/{lang}/account/email") => post(portal::change_email),
-        ("POST", "/{lang}/email") => post(portal::confirm_email),
-        ("POST", "/{lang}/account/delete") => post(portal::delete_account),
-        ("GET", "/{lang}/order") => get(orders::order_page),
-        ("POST", "/{lang}/order") => post(orders::order_post),
-        ("GET", "/{lang}/orders") => get(orders::orders_page),
-        ("GET", "/{lang}/orders/{id}") => get(orders::order_detail),
-        ("GET", "/{lang}/servers") => get(servers::servers_page),
-        ("GET", "/{lang}/servers/{id}") => get(servers::server_page),
-        ("GET", "/{lang}/servers/{id}/progress") => get(servers::server_progress),
-        ("POST", "/{lang}/servers/{id}/{action}") => post(servers::server_post),
-        ("GET", "/{lang}/keys") => get(keys::keys_page),
-        ("POST", "/{lang}/keys/{action}") => post(keys::keys_post),
-        ("POST", "/{lang}/alerts") => post(alerts::subscribe),
-        ("POST", "/{lang}/alerts/unsubscribe") => post(alerts::unsubscribe),
-        ("GET", "/{lang}/staff/hosts") => get(inventory::hosts_page),
-        ("POST", "/{lang}/staff/hosts/{action}") => post(inventory::hosts_post),
-        ("GET", "/{lang}/staff/orders") => get(inventory::staff_orders_page),
-        ("GET", "/{lang}/billing") => get(billing::billing_page),
-        ("POST", "/{lang}/billing/profile") => post(billing::profile_post),
-        ("GET", "/{lang}/billing/export") => get(billing::export),
-        ("GET", "/{lang}/invoices/{id}") => get(billing::invoice_page),
-        ("GET", "/{lang}/staff/finance") => get(finance::finance_page),
-        ("POST", "/{lang}/staff/finance/{action}") => post(finance::finance_post),
-        ("GET", "/{lang}/staff/finance/invoices/{id}") => get(finance::finance_invoice_page),
-        ("POST", "/{lang}/billing/portal") => post(crate::http::stripe::portal),
-        ("GET", "/{lang}/invoices/{id}/pdf") => get(billing::invoice_pdf),
-        ("GET", "/{lang}/staff/finance/invoices/{id}/pdf") => get(finance::finance_invoice_pdf),
-        ("POST", "/{lang}/orders/{id}/pay") => post(orders::pay),
-        ("GET", "/{lang}/servers/{id}/console/{kind}") => get(console::console_page),
-        ("POST", "/{lang}/servers/{id}/console/{kind}") => post(console::ticket),
-        ("GET", "/{lang}/servers/{id}/console/{kind}/ws") => get(console::websocket),
-        _ => get(|| async { http::StatusCode::NOT_FOUND }),
-    }
-}
-
 /// Every route of the application as (method, path pattern).
 pub fn route_inventory() -> Vec<(String, String)> {
-    let mut routes: Vec<(String, String)> = generate_route_list(app::App)
-        .into_iter()
-        .filter(|r| {
-            !PORTAL_HANDLERS
-                .iter()
-                .any(|(m, p)| *m == "GET" && *p == r.path())
-        })
-        .map(|r| ("GET".to_owned(), r.path().to_owned()))
-        .collect();
-    routes.extend(
-        PORTAL_HANDLERS
-            .iter()
-            .map(|(m, p)| ((*m).to_owned(), (*p).to_owned())),
-    );
-    routes.sort();
-    routes.dedup();
-    routes
+    routes::inventory()
 }
 
 fn router(state: Arc<AppState>) -> Router {
     let options = state.leptos_options.clone();
     let site_info = state.site_info.clone();
     let context = move || provide_context(site_info.clone());
-    let (storefront_routes, portal_routes): (Vec<_>, Vec<_>) = generate_route_list(app::App)
+    let declared = routes::all();
+    let rules = Arc::new(routes::Rules::new(&declared));
+    // Every Leptos page is declared with its access, and every declared
+    // page has a Leptos route: a page cannot be added without saying who
+    // may see it.
+    let leptos_routes = generate_route_list(app::App);
+    for r in &leptos_routes {
+        if rules.access(&http::Method::GET, r.path()).is_none() {
+            panic!(
+                "the page {} has no route with its access in http::routes",
+                r.path()
+            );
+        }
+    }
+    for r in declared.iter().filter(|r| r.handler.is_none()) {
+        if !leptos_routes.iter().any(|l| l.path() == r.path) {
+            panic!(
+                "{} is declared as a page but the app has no such route",
+                r.path
+            );
+        }
+    }
+    let is_storefront =
+        |path: &str| rules.access(&http::Method::GET, path) == Some(routes::Access::Storefront);
+    let handled = |path: &str| {
+        declared
+            .iter()
+            .any(|r| r.method == http::Method::GET && r.path == path && r.handler.is_some())
+    };
+    let (storefront_routes, portal_routes): (Vec<_>, Vec<_>) = leptos_routes
         .into_iter()
         // Pages that need data of the caller's organization have handlers of
-        // their own, which check the role and then render.
-        .filter(|r| {
-            !PORTAL_HANDLERS
-                .iter()
-                .any(|(m, p)| *m == "GET" && *p == r.path())
-        })
-        .partition(|r| matches!(r.path(), "/{lang}" | "/{lang}/configure"));
+        // their own, which render after loading it.
+        .filter(|r| !handled(r.path()))
+        .partition(|r| is_storefront(r.path()));
     let shell = {
         let options = options.clone();
         move || app::shell(options.clone())
@@ -405,19 +300,27 @@ fn router(state: Arc<AppState>) -> Router {
     .with_expiry(Expiry::OnInactivity(
         tower_sessions::cookie::time::Duration::seconds(backend::sessions::IDLE_SECS),
     ));
-    let mut portal_posts: Router<Arc<AppState>> = Router::new();
-    for (method, path) in PORTAL_HANDLERS {
-        portal_posts = portal_posts.route(path, portal_handler(method, path));
+    let mut handlers: Router<Arc<AppState>> = Router::new();
+    for route in declared {
+        if let Some(handler) = route.handler {
+            handlers = handlers.route(route.path, handler);
+        }
     }
     let portal_pages: Router<Arc<AppState>> = Router::new()
         .leptos_routes_with_context(&options, portal_routes, context.clone(), shell.clone())
         .with_state(options.clone());
+    let portal_routes = handlers.merge(portal_pages);
+    let pages = page::Pages {
+        state: state.clone(),
+        rules,
+        router: portal_routes.clone().with_state(state.clone()),
+    };
     let not_found_page =
         leptos_axum::render_app_to_stream_with_context(context.clone(), shell.clone());
-    let portal_router = portal_posts
-        .merge(portal_pages)
+    let portal_router = portal_routes
+        .layer(from_fn_with_state(pages.clone(), page::show_failures))
         .layer(from_fn(page_cache::clean_html))
-        .layer(from_fn_with_state(state.clone(), auth::load_viewer))
+        .layer(from_fn_with_state(pages, auth::load_viewer))
         .layer(from_fn_with_state(state.clone(), input::refuse_unstorable))
         .layer(from_fn_with_state(state.clone(), auth::reject_cross_site))
         .layer(sessions)

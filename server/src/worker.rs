@@ -1,11 +1,12 @@
 //! The background worker every replica runs: it takes due jobs from the
-//! database queue (provisioning, power actions) and, every few seconds,
-//! returns expired holds, issues due invoices, moves overdue servers along
-//! mails server notices and sends back-in-stock alerts. All of it is safe
-//! to run on several replicas at once (see backend::jobs).
+//! database queue and hands them to `backend::worker::Runner`, runs the
+//! periodic housekeeping (`backend::housekeeping::run_due`) every couple of
+//! seconds, purges by retention hourly, checks Fleet health and reconciles
+//! with Stripe on their own schedules. All of it is safe to run on several
+//! replicas at once (see backend::jobs).
 
 use backend::jobs;
-use backend::servers::provisioning::Runner;
+use backend::worker::Runner;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -34,6 +35,7 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
             take_jobs(&state, &runner, &slots).await;
             if tick.is_multiple_of(HOUSEKEEPING_EVERY) {
                 housekeeping(&state).await;
+                state.metrics.housekeeping_passes.inc();
             }
             let now = state.clock.now();
             if purged_at.is_none_or(|at| now - at >= backend::housekeeping::EVERY_SECS) {
@@ -91,10 +93,7 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
         let runner = runner.clone();
         let state = state.clone();
         tokio::spawn(async move {
-            let outcome = match stripe_job(&state, &job).await {
-                Some(outcome) => outcome,
-                None => runner.run(&job).await,
-            };
+            let outcome = runner.run(&job).await;
             let label = match outcome {
                 jobs::Outcome::Done => "done",
                 jobs::Outcome::RetryAt(..) => "retry",
@@ -104,7 +103,7 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
                 .metrics
                 .jobs_run
                 .get_or_create(&crate::metrics::JobLabels {
-                    kind: job.kind.clone(),
+                    kind: job.kind.as_str().to_owned(),
                     outcome: label,
                 })
                 .inc();
@@ -152,96 +151,17 @@ async fn fleet_health(state: &AppState) {
 }
 
 async fn housekeeping(state: &AppState) {
-    if let Err(error) = backend::orders::expire_holds(&state.db, &state.clock).await {
-        tracing::error!(error = %format!("{error:#}"), "expiring holds failed");
-    }
-    let catalog = match state.facts.current().await {
-        Ok(v) => v.facts.catalog.clone(),
-        Err(error) => {
-            tracing::error!(error = %format!("{error:#}"), "loading the catalog failed");
-            return;
-        }
-    };
-    if let Err(error) =
-        backend::billing::renewal::invoice_due(&state.db, &state.clock, &catalog, &state.seller)
-            .await
-    {
-        tracing::error!(error = %format!("{error:#}"), "issuing invoices failed");
-    }
-    if let Err(error) = backend::servers::cancellation::end_due(&state.db, &state.clock).await {
-        tracing::error!(error = %format!("{error:#}"), "ending cancelled servers failed");
-    }
-    if let Err(error) = backend::servers::maintenance::run_due(&state.db, &state.clock).await {
-        tracing::error!(error = %format!("{error:#}"), "moving maintenance windows failed");
-    }
-    if let Err(error) =
-        backend::servers::notices::send_due(&state.db, &state.clock, &state.config.public_base_url)
-            .await
-    {
-        tracing::error!(error = %format!("{error:#}"), "mailing server notices failed");
-    }
-    if let Err(error) = backend::console::purge(&state.db, state.clock.now()).await {
-        tracing::error!(error = %format!("{error:#}"), "purging console tickets failed");
-    }
-    if let Err(error) =
-        backend::billing::sla::credit_closed_month(&state.db, &state.clock, &catalog).await
-    {
-        tracing::error!(error = %format!("{error:#}"), "issuing SLA credits failed");
-    }
-    if let Err(error) = backend::billing::dunning::run(&state.db, &state.clock, &state.seller).await
-    {
-        tracing::error!(error = %format!("{error:#}"), "moving overdue servers failed");
-    }
-    if let Err(error) = backend::stock_alerts::dispatch(
-        &state.db,
-        &state.clock,
-        &catalog,
-        &state.config.public_base_url,
-    )
-    .await
-    {
-        tracing::error!(error = %format!("{error:#}"), "sending stock alerts failed");
-    }
-}
-
-/// Runs a Stripe job (applying an event, passing an SLA credit on, giving
-/// back an undeliverable payment); `None` for other kinds. Without Stripe
-/// configured they wait for a replica that has it.
-async fn stripe_job(state: &AppState, job: &jobs::Job) -> Option<jobs::Outcome> {
-    use backend::billing::stripe::{credits, events, payments};
-    // Soon, so a replica that has the keys picks it up.
-    let later = || {
-        jobs::Outcome::RetryAt(
-            state.clock.now() + 10,
-            "Stripe is not configured on this replica".into(),
-        )
-    };
-    if job.kind == events::APPLY {
-        let Some(secret) = &state.config.stripe_webhook_secret else {
-            return Some(later());
-        };
-        return Some(
-            events::apply(
+    match state.facts.current().await {
+        Ok(v) => {
+            backend::housekeeping::run_due(
                 &state.db,
                 &state.clock,
-                secret.expose(),
-                &job.subject_id,
-                job.attempts,
+                &v.facts.catalog,
+                &state.seller,
+                &state.config.public_base_url,
             )
-            .await,
-        );
+            .await
+        }
+        Err(error) => tracing::error!(error = %format!("{error:#}"), "loading the catalog failed"),
     }
-    let Some(client) = &state.stripe else {
-        return [credits::PASS_ON, events::UNDELIVERABLE]
-            .contains(&job.kind.as_str())
-            .then(later);
-    };
-    let (db, clock, subject) = (&state.db, &state.clock, job.subject_id.as_str());
-    if job.kind == credits::PASS_ON {
-        return Some(credits::pass_on(db, clock, client, subject, job.attempts).await);
-    }
-    if job.kind == events::UNDELIVERABLE {
-        return Some(payments::give_back(db, clock, client, subject, job.attempts).await);
-    }
-    None
 }

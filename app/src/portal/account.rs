@@ -21,8 +21,8 @@ pub fn AccountPage() -> impl IntoView {
     let Some(user) = use_viewer().user else {
         return view! { <NotFound /> }.into_any();
     };
-    let role = super::role_name(lang, &user.role);
-    let owner = user.role == "owner";
+    let role = super::role_name(lang, user.role.map_or("", |r| r.as_str()));
+    let owner = user.role == Some(domain::Role::Owner);
     let switch = (user.organizations.len() > 1).then(|| {
         let options = user
             .organizations
@@ -30,7 +30,7 @@ pub fn AccountPage() -> impl IntoView {
             .map(|(id, name, r)| {
                 view! {
                     <option value=id.clone() selected=*id == user.organization_id>
-                        {format!("{name} · {}", super::role_name(lang, r))}
+                        {format!("{name} · {}", super::role_name(lang, r.as_str()))}
                     </option>
                 }
             })

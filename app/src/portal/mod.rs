@@ -28,7 +28,7 @@ pub mod staff;
 pub mod telemetry;
 pub mod two_factor;
 
-use domain::Lang;
+use domain::{Lang, Role};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -48,9 +48,10 @@ pub struct ViewerUser {
     pub name: String,
     pub email: String,
     pub organization: String,
-    pub role: String,
+    /// In the current organization; `None` for staff without one.
+    pub role: Option<Role>,
     /// Every organization the user belongs to: (id, name, role).
-    pub organizations: Vec<(String, String, String)>,
+    pub organizations: Vec<(String, String, Role)>,
     pub organization_id: String,
     pub is_staff: bool,
 }

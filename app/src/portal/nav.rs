@@ -12,10 +12,10 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
     let o = orders(lang);
     let p = portal(lang);
     let user = use_viewer().user;
-    let role = user.as_ref().map(|u| u.role.clone()).unwrap_or_default();
+    let role = user.as_ref().and_then(|u| u.role);
     let staff = user.as_ref().is_some_and(|u| u.is_staff);
-    let technical = matches!(role.as_str(), "owner" | "technical");
-    let money = matches!(role.as_str(), "owner" | "billing");
+    let technical = role.is_some_and(domain::Role::technical);
+    let money = role.is_some_and(domain::Role::money);
     let here = use_context::<http::request::Parts>()
         .map(|p| p.uri.path().to_owned())
         .unwrap_or_default();

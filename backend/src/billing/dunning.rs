@@ -8,8 +8,9 @@ use domain::Lang;
 use sqlx::{Any, Row, Transaction};
 
 use super::Seller;
+use crate::jobs::JobKind;
 use crate::mail::{self, Message};
-use crate::servers::{record_event, RESUME, SUSPEND};
+use crate::servers::record_event;
 use crate::{jobs, Clock, Db};
 
 /// Moves servers along past due → suspended; answers how many changed.
@@ -77,7 +78,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
         .context("suspending the server")?;
         if moved.rows_affected() == 1 {
             record_event(&mut tx, &id, "billing.suspended", "", now).await?;
-            jobs::enqueue(&mut tx, SUSPEND, &id, now, now).await?;
+            jobs::enqueue(&mut tx, JobKind::Suspend, &id, now, now).await?;
             notify(&mut tx, &org, now, |lang| suspended_mail(lang, &name)).await?;
             changed += 1;
         }
@@ -116,7 +117,7 @@ pub(crate) async fn restore_if_settled(
     for r in held {
         let id: String = r.try_get("id")?;
         record_event(tx, &id, "billing.restored", "", now).await?;
-        jobs::enqueue(tx, RESUME, &id, now, now).await?;
+        jobs::enqueue(tx, JobKind::Resume, &id, now, now).await?;
     }
     Ok(())
 }

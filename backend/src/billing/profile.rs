@@ -38,7 +38,15 @@ impl BillingProfile {
     pub fn unconfirmed_vat_id(&self, seller_country: &str) -> Option<(&str, VatIdState)> {
         let vat_id = vat_ids::eu_vat_id(self)?;
         let state = self.vat_id_check.as_ref()?.state;
-        (state != VatIdState::Valid && self.country != seller_country).then_some((vat_id, state))
+        (state != VatIdState::Valid && self.vat_id_decides_vat(seller_country))
+            .then_some((vat_id, state))
+    }
+
+    /// Whether what VIES says about the VAT ID decides the VAT for a seller
+    /// in `seller_country`: reverse charge is for customers in another
+    /// country only.
+    pub fn vat_id_decides_vat(&self, seller_country: &str) -> bool {
+        self.country != seller_country
     }
 }
 
@@ -89,6 +97,20 @@ pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<Billin
         })
     })
     .transpose()
+}
+
+/// The profile the billing page edits: the stored one, or a first one
+/// that starts from what ordering already knows (the country last billed).
+pub async fn get_or_start(db: &Db, organization_id: &str) -> anyhow::Result<BillingProfile> {
+    Ok(match get(db, organization_id).await? {
+        Some(p) => p,
+        None => BillingProfile {
+            country: crate::orders::billing_country(db, organization_id)
+                .await?
+                .unwrap_or_default(),
+            ..BillingProfile::default()
+        },
+    })
 }
 
 /// Checks and normalises a profile as typed.

@@ -105,8 +105,14 @@ pub async fn credit_closed_month(
                     .await
                     .context("reading the server's billing")?;
             if let Some(Some(_)) = stripe {
-                crate::jobs::enqueue(&mut tx, super::stripe::credits::PASS_ON, &number, now, now)
-                    .await?;
+                crate::jobs::enqueue(
+                    &mut tx,
+                    crate::jobs::JobKind::StripeCredit,
+                    &number,
+                    now,
+                    now,
+                )
+                .await?;
             }
             issued += 1;
         }

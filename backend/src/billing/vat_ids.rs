@@ -15,7 +15,6 @@ use crate::jobs::{self, Outcome};
 use crate::{audit, Clock, Db};
 
 /// The job that asks VIES again about a VAT ID it could not answer for.
-pub const RETRY_JOB: &str = "vat_id_check";
 /// An answer this old is asked again before the next offline invoice.
 pub const RECHECK_AFTER_SECS: i64 = 86_400;
 /// The first retry after VIES could not answer; later ones wait longer.
@@ -112,13 +111,20 @@ pub(crate) async fn queue_retry(
     let waiting: i64 = sqlx::query_scalar(
         "select count(*) from jobs where kind = $1 and subject_id = $2 and state = 'queued'",
     )
-    .bind(RETRY_JOB)
+    .bind(jobs::JobKind::VatIdCheck.as_str())
     .bind(organization_id)
     .fetch_one(&mut **tx)
     .await
     .context("looking for a waiting VAT ID check")?;
     if waiting == 0 {
-        jobs::enqueue(tx, RETRY_JOB, organization_id, now + FIRST_RETRY_SECS, now).await?;
+        jobs::enqueue(
+            tx,
+            jobs::JobKind::VatIdCheck,
+            organization_id,
+            now + FIRST_RETRY_SECS,
+            now,
+        )
+        .await?;
     }
     Ok(())
 }

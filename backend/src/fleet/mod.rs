@@ -101,6 +101,14 @@ impl PowerAction {
         }
     }
 
+    /// The job that carries the action out.
+    pub fn job(self) -> crate::jobs::JobKind {
+        match self {
+            PowerAction::Reboot => crate::jobs::JobKind::Reboot,
+            PowerAction::PowerCycle => crate::jobs::JobKind::PowerCycle,
+        }
+    }
+
     pub fn parse(raw: &str) -> Option<PowerAction> {
         [PowerAction::Reboot, PowerAction::PowerCycle]
             .into_iter()

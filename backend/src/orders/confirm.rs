@@ -69,8 +69,8 @@ pub async fn confirm_in(
         None => holds::take_host(
             db,
             tx,
-            &order.plan_id,
-            &order.site_code,
+            order.plan_id.as_str(),
+            order.site_code.as_str(),
             order_id,
             None,
             now,
@@ -99,8 +99,8 @@ pub async fn confirm_in(
     .bind(&order.organization_id)
     .bind(order_id)
     .bind(&order.server_name)
-    .bind(&order.plan_id)
-    .bind(&order.site_code)
+    .bind(order.plan_id.as_str())
+    .bind(order.site_code.as_str())
     .bind(&host_id)
     .bind(&order.os_image)
     .bind(order.addons.join("\n"))
@@ -116,6 +116,6 @@ pub async fn confirm_in(
         .await
         .context("linking the server")?;
     crate::servers::record_event(tx, &server_id, "ordered", order_id, now).await?;
-    jobs::enqueue(tx, crate::servers::PROVISION, &server_id, now, now).await?;
+    jobs::enqueue(tx, jobs::JobKind::Provision, &server_id, now, now).await?;
     Ok(Some(server_id))
 }

@@ -14,6 +14,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::{Clock, Db};
+use domain::{PlanId, SiteCode};
 
 pub use confirm::{confirm, confirm_in};
 pub use holds::{expire_holds, HOLD_SECS};
@@ -80,14 +81,51 @@ pub enum OrderError {
     Db(#[from] anyhow::Error),
 }
 
+/// `held → confirmed → fulfilled`, or `failed` / `expired`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderState {
+    /// A host is held while the customer pays (or until the hold expires).
+    Held,
+    /// Paid or accepted for invoicing; its server is being provisioned.
+    Confirmed,
+    /// Its server runs.
+    Fulfilled,
+    Failed,
+    Expired,
+}
+
+impl OrderState {
+    const ALL: [OrderState; 5] = [
+        OrderState::Held,
+        OrderState::Confirmed,
+        OrderState::Fulfilled,
+        OrderState::Failed,
+        OrderState::Expired,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderState::Held => "held",
+            OrderState::Confirmed => "confirmed",
+            OrderState::Fulfilled => "fulfilled",
+            OrderState::Failed => "failed",
+            OrderState::Expired => "expired",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<OrderState> {
+        OrderState::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Order {
     pub id: String,
     pub organization_id: String,
     pub user_id: String,
     pub placed_by: String,
-    pub plan_id: String,
-    pub site_code: String,
+    pub plan_id: PlanId,
+    pub site_code: SiteCode,
     pub server_name: String,
     pub os_image: String,
     pub addons: Vec<String>,
@@ -99,8 +137,7 @@ pub struct Order {
     pub vat_cents: i64,
     pub total_cents: i64,
     pub currency: String,
-    /// held → confirmed → fulfilled, or failed / expired.
-    pub state: String,
+    pub state: OrderState,
     pub hold_expires_at: Option<i64>,
     pub server_id: Option<String>,
     pub failure: Option<String>,
@@ -120,8 +157,8 @@ impl Order {
             organization_id: r.try_get("organization_id")?,
             user_id: r.try_get("user_id")?,
             placed_by: r.try_get("placed_by")?,
-            plan_id: r.try_get("plan_id")?,
-            site_code: r.try_get("site_code")?,
+            plan_id: crate::servers::decode(r, "plan_id", PlanId::parse)?,
+            site_code: crate::servers::decode(r, "site_code", SiteCode::parse)?,
             server_name: r.try_get("server_name")?,
             os_image: r.try_get("os_image")?,
             addons: split_list(&addons),
@@ -133,7 +170,7 @@ impl Order {
             vat_cents: r.try_get("vat_cents")?,
             total_cents: r.try_get("total_cents")?,
             currency: r.try_get("currency")?,
-            state: r.try_get("state")?,
+            state: crate::servers::decode(r, "state", OrderState::parse)?,
             hold_expires_at: r.try_get("hold_expires_at")?,
             server_id: r.try_get("server_id")?,
             failure: r.try_get("failure")?,

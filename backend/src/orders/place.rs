@@ -40,18 +40,9 @@ pub async fn place(
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
     let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
     let now = clock.now();
-    // A billing profile, when there is one, decides the country and VAT;
-    // reverse charge needs a VAT ID VIES confirmed.
-    let profile = crate::billing::profile::get(db, &new.organization_id).await?;
-    let (billing_country, vat_id_confirmed) = match &profile {
-        Some(p) => (p.country.clone(), p.vat_id_confirmed()),
-        None => (new.billing_country.clone(), false),
-    };
-    let billed = pricing::Billed {
-        country: &billing_country,
-        vat_id_confirmed,
-        seller_country: &new.seller_country,
-    };
+    let customer = pricing::customer(db, &new.organization_id, &new.billing_country).await?;
+    let billing_country = customer.country.as_str();
+    let billed = customer.billed(&new.seller_country);
     let quote = pricing::quote(db, catalog, plan, &new.addons, &billed, now)
         .await?
         .map_err(|e| match e {
@@ -118,7 +109,7 @@ pub async fn place(
     .bind(addon_ids.join("\n"))
     .bind(keys.join("\n"))
     .bind(&new.billing_method)
-    .bind(&billing_country)
+    .bind(billing_country)
     .bind(quote.plan.cents)
     .bind(quote.net.cents - quote.plan.cents)
     .bind(quote.vat_treatment.rate_bp())
@@ -161,7 +152,7 @@ pub async fn place(
         ssh_keys::add(&mut *tx, &new.user_id, "", p, now).await?;
     }
     sqlx::query("update organizations set billing_country = $1 where id = $2")
-        .bind(&billing_country)
+        .bind(billing_country)
         .bind(&new.organization_id)
         .execute(&mut *tx)
         .await

@@ -5,6 +5,7 @@ use anyhow::Context;
 use domain::order::country;
 use domain::{Catalog, Plan, Quote, VatTreatment};
 
+use crate::billing::profile::BillingProfile;
 use crate::Db;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -49,6 +50,52 @@ pub struct Billed<'a> {
     pub country: &'a str,
     pub vat_id_confirmed: bool,
     pub seller_country: &'a str,
+}
+
+/// Who an organization's order bills, for VAT: its billing profile, when
+/// there is one, decides the country and whether a VAT ID is reverse
+/// charged (only one VIES confirmed); without one, the country chosen on
+/// the order form, and no VAT ID. The order form's preview and placing an
+/// order both ask this.
+#[derive(Clone, Debug)]
+pub struct Customer {
+    pub country: String,
+    pub vat_id_confirmed: bool,
+    /// The billing profile that decided, if any.
+    pub profile: Option<BillingProfile>,
+}
+
+impl Customer {
+    /// As the quote needs it, billed by a seller in `seller_country`.
+    pub fn billed<'a>(&'a self, seller_country: &'a str) -> Billed<'a> {
+        Billed {
+            country: &self.country,
+            vat_id_confirmed: self.vat_id_confirmed,
+            seller_country,
+        }
+    }
+}
+
+/// The customer an order of `organization_id` bills, with `chosen_country`
+/// from the order form (which a billing profile overrides).
+pub async fn customer(
+    db: &Db,
+    organization_id: &str,
+    chosen_country: &str,
+) -> anyhow::Result<Customer> {
+    let profile = crate::billing::profile::get(db, organization_id).await?;
+    Ok(match profile {
+        Some(p) => Customer {
+            country: p.country.clone(),
+            vat_id_confirmed: p.vat_id_confirmed(),
+            profile: Some(p),
+        },
+        None => Customer {
+            country: chosen_country.to_owned(),
+            vat_id_confirmed: false,
+            profile: None,
+        },
+    })
 }
 
 /// The monthly quote for a plan with add-ons for a billed customer.

@@ -12,28 +12,7 @@ use sqlx::Row;
 
 use crate::Db;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    Owner,
-    Technical,
-    Billing,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::Owner, Role::Technical, Role::Billing];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Technical => "technical",
-            Role::Billing => "billing",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.as_str() == raw)
-    }
-}
+pub use domain::Role;
 
 /// A user's place in one organization: who acts, where, as what.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 use anyhow::Context;
 use sqlx::Row;
 
-use super::{get, record_event, Actor, ServerError, WIPE};
+use super::{get, record_event, Actor, ServerError};
+use crate::billing::stripe::StripeClient;
 use crate::inventory::notify_stock_changed;
 use crate::orders::holds::host_event;
 use crate::{audit, jobs, Clock, Db};
@@ -26,6 +27,9 @@ pub enum CancelError {
     BadReason,
     #[error(transparent)]
     Server(#[from] ServerError),
+    /// Stripe could not be told; nothing changed here either.
+    #[error("telling Stripe failed: {0}")]
+    Billing(crate::billing::stripe::StripeFailure),
 }
 
 /// The dates a server can be cancelled on: the end of its current term and
@@ -62,9 +66,7 @@ pub async fn check(
     if !domain::order::CANCEL_REASONS.contains(&reason) {
         return Err(CancelError::BadReason);
     }
-    let renews = server
-        .renews_at
-        .ok_or_else(|| ServerError::Busy(server.state.clone()))?;
+    let renews = server.renews_at.ok_or(ServerError::Busy(server.state))?;
     if !term_ends(server.term_start, renews).contains(&at) || server.cancelled_at.is_some() {
         return Err(CancelError::BadDate);
     }
@@ -122,6 +124,57 @@ pub async fn schedule(
         .context("committing")
         .map_err(ServerError::Db)?;
     Ok(())
+}
+
+/// A customer's cancellation: for a Stripe-billed server, Stripe is told
+/// first (to stop at that term end), so if it can't be, nothing is
+/// scheduled here either.
+#[allow(clippy::too_many_arguments)]
+pub async fn request(
+    db: &Db,
+    clock: &Clock,
+    stripe: Option<&StripeClient>,
+    actor: &Actor<'_>,
+    id: &str,
+    at: i64,
+    reason: &str,
+    typed_name: &str,
+) -> Result<(), CancelError> {
+    let server = check(db, actor, id, at, reason, typed_name).await?;
+    if let (Some(client), Some(sub)) = (stripe, &server.stripe_subscription_id) {
+        let at_period_end = server.renews_at == Some(at);
+        crate::billing::stripe::schedule_cancel(client, sub, at, at_period_end)
+            .await
+            .map_err(CancelError::Billing)?;
+    }
+    schedule(db, clock, actor, id, at, reason, typed_name).await
+}
+
+/// A customer takes a cancellation back. Only one that can still be taken
+/// back here is taken back at Stripe (first): past its date the server is
+/// being wiped, and Stripe must stop billing it.
+pub async fn take_back(
+    db: &Db,
+    clock: &Clock,
+    stripe: Option<&StripeClient>,
+    actor: &Actor<'_>,
+    id: &str,
+) -> Result<(), CancelError> {
+    if let Some(client) = stripe {
+        let server = get(db, actor.organization_id, id)
+            .await
+            .map_err(ServerError::Db)?;
+        let now = clock.now();
+        if let Some(sub) = server
+            .filter(|s| revocable(s, now))
+            .and_then(|s| s.stripe_subscription_id)
+        {
+            crate::billing::stripe::revoke_cancel(client, &sub)
+                .await
+                .map_err(CancelError::Billing)?;
+        }
+    }
+    Ok(revoke(db, clock, actor, id).await?)
 }
 
 /// Whether a scheduled cancellation can still be taken back at `now`: its
@@ -213,7 +266,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
             host_event(&mut tx, host, "wiping", "cancelled", now).await?;
         }
         record_event(&mut tx, &id, "cancelled", "", now).await?;
-        jobs::enqueue(&mut tx, WIPE, &id, now, now).await?;
+        jobs::enqueue(&mut tx, jobs::JobKind::Wipe, &id, now, now).await?;
         tx.commit().await.context("committing")?;
         ended += 1;
     }

@@ -6,7 +6,7 @@
 use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
 
-use super::{record_event, REBUILD};
+use super::record_event;
 use crate::db::new_id;
 use crate::jobs;
 
@@ -31,7 +31,7 @@ pub(crate) async fn host_failed(
     };
     start_downtime(tx, &server, reason, now).await?;
     record_event(tx, &server, "host.failed", reason, now).await?;
-    jobs::enqueue(tx, REBUILD, &server, now, now).await?;
+    jobs::enqueue(tx, crate::jobs::JobKind::Rebuild, &server, now, now).await?;
     Ok(())
 }
 

@@ -9,11 +9,14 @@ pub mod health;
 mod mail_texts;
 pub mod maintenance;
 pub mod notices;
+pub mod overview;
 pub mod provisioning;
 mod snapshot_jobs;
 pub mod snapshots;
+pub mod state;
 
 pub use mail_texts::Ready;
+pub use state::{ServerState, SnapshotState, Step};
 
 use anyhow::Context;
 use sqlx::any::AnyRow;
@@ -24,18 +27,7 @@ use crate::fleet::PowerAction;
 use crate::orders::split_list;
 use crate::sealing::Sealer;
 use crate::{audit, jobs, Clock, Db};
-
-/// Job kinds this module runs.
-pub const PROVISION: &str = "provision";
-pub const REBOOT: &str = "reboot";
-pub const POWER_CYCLE: &str = "power_cycle";
-/// Billing suspension: network and console off, data kept.
-pub const SUSPEND: &str = "suspend";
-pub const RESUME: &str = "resume";
-/// Rebuild on another host after a host failure.
-pub const REBUILD: &str = "rebuild";
-/// Wipe a cancelled server's host before it returns to stock.
-pub const WIPE: &str = "wipe";
+use domain::{PlanId, SiteCode};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
@@ -43,12 +35,12 @@ pub struct Server {
     pub organization_id: String,
     pub order_id: String,
     pub name: String,
-    pub plan_id: String,
-    pub site_code: String,
+    pub plan_id: PlanId,
+    pub site_code: SiteCode,
     pub host_name: Option<String>,
-    pub state: String,
+    pub state: ServerState,
     pub progress: i64,
-    pub step: String,
+    pub step: Step,
     pub os_image: String,
     pub addons: Vec<String>,
     /// OpenSSH public keys installed.
@@ -83,12 +75,12 @@ impl Server {
             organization_id: r.try_get("organization_id")?,
             order_id: r.try_get("order_id")?,
             name: r.try_get("name")?,
-            plan_id: r.try_get("plan_id")?,
-            site_code: r.try_get("site_code")?,
+            plan_id: decode(r, "plan_id", PlanId::parse)?,
+            site_code: decode(r, "site_code", SiteCode::parse)?,
             host_name: r.try_get("host_name")?,
-            state: r.try_get("state")?,
+            state: decode(r, "state", ServerState::parse)?,
             progress: r.try_get("progress")?,
-            step: r.try_get("step")?,
+            step: decode(r, "step", Step::parse)?,
             os_image: r.try_get("os_image")?,
             addons: split_list(&addons),
             ssh_keys: split_list(&keys),
@@ -106,6 +98,17 @@ impl Server {
     }
 }
 
+/// A text column read as the enum it stores; a value the code does not
+/// know is an error, not a string compared somewhere later.
+pub(crate) fn decode<T>(
+    r: &AnyRow,
+    column: &str,
+    parse: fn(&str) -> Option<T>,
+) -> anyhow::Result<T> {
+    let raw: String = r.try_get(column)?;
+    parse(&raw).with_context(|| format!("unknown {column} {raw:?}"))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerEvent {
     pub at: i64,
@@ -119,8 +122,8 @@ pub enum ServerError {
     NotFound,
     #[error("server names are 1 to 63 letters, digits and hyphens")]
     InvalidName,
-    #[error("the server is {0} and cannot do that now")]
-    Busy(String),
+    #[error("the server is {} and cannot do that now", .0.as_str())]
+    Busy(ServerState),
     #[error(transparent)]
     Db(#[from] anyhow::Error),
 }
@@ -305,12 +308,9 @@ pub async fn power(
             None => Err(ServerError::NotFound),
         };
     }
-    let kind = match action {
-        PowerAction::Reboot => REBOOT,
-        PowerAction::PowerCycle => POWER_CYCLE,
-    };
+    let kind = action.job().as_str();
     record_event(&mut tx, id, &format!("{kind}.requested"), actor.email, now).await?;
-    jobs::enqueue(&mut tx, kind, id, now, now).await?;
+    jobs::enqueue(&mut tx, action.job(), id, now, now).await?;
     actor
         .audit(&mut tx, &format!("server.{kind}"), id, now)
         .await?;

@@ -7,92 +7,37 @@
 //! site (at most [`MAX_HOSTS`] tries); with none left, or when the control
 //! plane stays unreachable, the server ends `failed`, its order is failed
 //! (so nothing is charged) and a healthy host goes back to stock.
-//!
-//! The runner also hands billing's one job, asking VIES again about a VAT
-//! ID (`billing::vat_ids::retry`), to billing.
 
 use anyhow::Context;
 use sqlx::Row;
-use std::sync::Arc;
 
-use super::{
-    get_any, record_event, Server, POWER_CYCLE, PROVISION, REBOOT, REBUILD, RESUME, SUSPEND, WIPE,
-};
-use crate::fleet::{Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep};
+use super::{get_any, record_event, Server, ServerState, Step};
+use crate::fleet::{FleetError, PowerAction, ProvisionSpec, ProvisionStep};
 use crate::inventory::notify_stock_changed;
 use crate::jobs::{self, Job, Outcome};
 use crate::orders::holds::{host_event, take_host};
-use crate::sealing::Sealer;
-use crate::{Clock, Db};
+use crate::worker::Runner;
 
 /// Hosts tried for one server before giving up.
 pub const MAX_HOSTS: i64 = 3;
 /// Runs of a job while the control plane is unreachable.
 pub const MAX_ATTEMPTS: i64 = 5;
 
-/// What a worker needs to run server jobs.
-#[derive(Clone)]
-pub struct Runner {
-    pub db: Db,
-    pub clock: Clock,
-    pub fleet: Arc<dyn Fleet>,
-    pub sealer: Sealer,
-    /// This worker's name in job leases.
-    pub owner: String,
-    /// Where links in mail point: `https://gpu.example.com`.
-    pub base_url: String,
-    /// VIES, for the job that asks again about a VAT ID it could not
-    /// answer for (`billing::vat_ids::RETRY_JOB`).
-    pub vat_ids: Arc<dyn crate::billing::vies::VatIdRegistry>,
-}
-
 impl Runner {
-    pub async fn run(&self, job: &Job) -> Outcome {
-        let result = match job.kind.as_str() {
-            PROVISION => self.provision(job).await,
-            REBOOT => self.power(job, PowerAction::Reboot).await,
-            POWER_CYCLE => self.power(job, PowerAction::PowerCycle).await,
-            REBUILD => self.rebuild(job).await,
-            WIPE => self.wipe(job).await,
-            SUSPEND | RESUME => self.network(job).await,
-            super::snapshots::TAKE => self.take_snapshot(job).await,
-            super::snapshots::RESTORE => self.restore_snapshot(job).await,
-            super::snapshots::DELETE => self.delete_snapshot(job).await,
-            crate::billing::vat_ids::RETRY_JOB => {
-                crate::billing::vat_ids::retry(
-                    &self.db,
-                    &self.clock,
-                    self.vat_ids.as_ref(),
-                    &job.subject_id,
-                    job.attempts,
-                )
-                .await
-            }
-            other => Ok(Outcome::Dead(format!("unknown job kind {other:?}"))),
-        };
-        result.unwrap_or_else(|error| {
-            tracing::error!(job = %job.id, error = %format!("{error:#}"), "job failed");
-            Outcome::RetryAt(
-                self.clock.now() + 10 * job.attempts.min(30),
-                format!("{error:#}"),
-            )
-        })
-    }
-
-    async fn provision(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn provision(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(mut server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
-        if !matches!(server.state.as_str(), "pending" | "provisioning") {
+        if !server.state.installing() {
             return Ok(Outcome::Done);
         }
-        if server.state == "pending" {
+        if server.state == ServerState::Pending {
             self.start(&server).await?;
         }
         let spec = self.spec(&server).await?;
-        let mut step = match ProvisionStep::parse(&server.step) {
-            Some(done) => done.next(),
-            None => Some(ProvisionStep::PowerOn),
+        let mut step = match server.step {
+            Step::Provision(done) => done.next(),
+            _ => Some(ProvisionStep::PowerOn),
         };
         while let Some(current) = step {
             if !jobs::renew(&self.db, job, &self.owner, self.clock.now()).await? {
@@ -298,8 +243,8 @@ impl Runner {
             take_host(
                 &self.db,
                 &mut tx,
-                &server.plan_id,
-                &server.site_code,
+                server.plan_id.as_str(),
+                server.site_code.as_str(),
                 &server.order_id,
                 None,
                 now,
@@ -389,11 +334,11 @@ impl Runner {
         Ok(())
     }
 
-    async fn power(&self, job: &Job, action: PowerAction) -> anyhow::Result<Outcome> {
+    pub(crate) async fn power(&self, job: &Job, action: PowerAction) -> anyhow::Result<Outcome> {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
-        if server.state != "rebooting" {
+        if server.state != ServerState::Rebooting {
             return Ok(Outcome::Done);
         }
         let kind = action.as_str();
@@ -430,7 +375,7 @@ impl Runner {
     /// is when the job runs, not the job's kind, so a suspend and a resume
     /// that run late or out of order still leave the network as billing
     /// wants it.
-    async fn network(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn network(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
@@ -494,11 +439,11 @@ impl Runner {
 
     /// After a host failure: take another free host at the same site (or
     /// wait for one: that is downtime), then install as for a new server.
-    async fn rebuild(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn rebuild(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };
-        if server.state != "provisioning" {
+        if server.state != ServerState::Provisioning {
             return Ok(Outcome::Done);
         }
         let healthy: Option<String> = sqlx::query_scalar(
@@ -514,8 +459,8 @@ impl Runner {
             let next = take_host(
                 &self.db,
                 &mut tx,
-                &server.plan_id,
-                &server.site_code,
+                server.plan_id.as_str(),
+                server.site_code.as_str(),
                 &server.order_id,
                 None,
                 now,
@@ -546,7 +491,7 @@ impl Runner {
     }
 
     /// A cancelled server's host is erased, then goes back to stock.
-    async fn wipe(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn wipe(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(server) = get_any(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such server".into()));
         };

@@ -4,11 +4,12 @@
 
 use anyhow::Context;
 
-use super::provisioning::{Runner, MAX_ATTEMPTS};
-use super::record_event;
+use super::provisioning::MAX_ATTEMPTS;
 use super::snapshots::{forget, job_subject};
+use super::{record_event, ServerState, SnapshotState, Step};
 use crate::fleet::{FleetError, RESTORE_PARTS};
 use crate::jobs::{self, Job, Outcome};
+use crate::worker::Runner;
 
 impl Runner {
     fn retry_or(&self, job: &Job, error: &FleetError) -> Option<Outcome> {
@@ -18,11 +19,11 @@ impl Runner {
             .map(|()| Outcome::RetryAt(self.clock.now() + 10 * job.attempts, error.to_string()))
     }
 
-    pub(super) async fn take_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn take_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such snapshot".into()));
         };
-        if subject.snapshot.state != "creating" {
+        if subject.snapshot.state != SnapshotState::Creating {
             return Ok(Outcome::Done);
         }
         let result = match &subject.host {
@@ -59,12 +60,13 @@ impl Runner {
         Ok(Outcome::Done)
     }
 
-    pub(super) async fn restore_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn restore_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Dead("no such snapshot".into()));
         };
-        let restoring = subject.server_state == "rebooting" && subject.server_step == "restore";
-        if subject.snapshot.state != "restoring" || !restoring {
+        let restoring =
+            subject.server_state == ServerState::Rebooting && subject.server_step == Step::Restore;
+        if subject.snapshot.state != SnapshotState::Restoring || !restoring {
             return Ok(Outcome::Done);
         }
         let Some(host) = subject.host.as_deref() else {
@@ -128,7 +130,7 @@ impl Runner {
         Ok(Outcome::Done)
     }
 
-    pub(super) async fn delete_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
+    pub(crate) async fn delete_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
         let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
             return Ok(Outcome::Done);
         };

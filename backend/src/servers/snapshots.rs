@@ -9,25 +9,19 @@ use anyhow::Context;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{get, record_event, Actor, ServerError};
+use super::{decode, get, record_event, Actor, ServerError, ServerState, SnapshotState, Step};
 use crate::db::new_id;
 use crate::{jobs, Clock, Db};
 
 /// Snapshots one server may keep.
 pub const QUOTA: usize = 5;
 
-/// Job kinds.
-pub const TAKE: &str = "snapshot.take";
-pub const RESTORE: &str = "snapshot.restore";
-pub const DELETE: &str = "snapshot.delete";
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     pub id: String,
     pub server_id: String,
     pub name: String,
-    /// creating, ready, restoring, deleting, failed
-    pub state: String,
+    pub state: SnapshotState,
     pub size_bytes: i64,
     pub created_at: i64,
 }
@@ -38,7 +32,7 @@ impl Snapshot {
             id: r.try_get("id")?,
             server_id: r.try_get("server_id")?,
             name: r.try_get("name")?,
-            state: r.try_get("state")?,
+            state: decode(r, "state", SnapshotState::parse)?,
             size_bytes: r.try_get("size_bytes")?,
             created_at: r.try_get("created_at")?,
         })
@@ -126,7 +120,7 @@ async fn running_server(db: &Db, actor: &Actor<'_>, server_id: &str) -> Result<(
     crate::console::check_available(db, &server)
         .await
         .map_err(|_| SnapshotError::Busy)?;
-    if server.state != "running" {
+    if server.state != ServerState::Running {
         return Err(SnapshotError::Busy);
     }
     Ok(())
@@ -156,11 +150,11 @@ pub async fn take(
     let mut busy = false;
     for r in &rows {
         let existing: String = r.try_get("name").context("snapshot name")?;
-        let state: String = r.try_get("state").context("snapshot state")?;
+        let state = decode(r, "state", SnapshotState::parse)?;
         if existing == name {
             return Err(SnapshotError::InvalidName);
         }
-        busy |= matches!(state.as_str(), "creating" | "restoring");
+        busy |= matches!(state, SnapshotState::Creating | SnapshotState::Restoring);
     }
     if rows.len() >= QUOTA {
         return Err(SnapshotError::QuotaFull);
@@ -182,7 +176,7 @@ pub async fn take(
     .await
     .context("recording the snapshot")?;
     record_event(&mut tx, server_id, "snapshot.requested", &name, now).await?;
-    jobs::enqueue(&mut tx, TAKE, &id, now, now).await?;
+    jobs::enqueue(&mut tx, jobs::JobKind::SnapshotTake, &id, now, now).await?;
     actor
         .audit(
             &mut tx,
@@ -242,7 +236,14 @@ pub async fn restore(
         now,
     )
     .await?;
-    jobs::enqueue(&mut tx, RESTORE, snapshot_id, now, now).await?;
+    jobs::enqueue(
+        &mut tx,
+        jobs::JobKind::SnapshotRestore,
+        snapshot_id,
+        now,
+        now,
+    )
+    .await?;
     actor
         .audit(
             &mut tx,
@@ -279,7 +280,14 @@ pub async fn delete(
         return Err(SnapshotError::Busy);
     }
     record_event(&mut tx, server_id, "snapshot.deleted", &snapshot.name, now).await?;
-    jobs::enqueue(&mut tx, DELETE, snapshot_id, now, now).await?;
+    jobs::enqueue(
+        &mut tx,
+        jobs::JobKind::SnapshotDelete,
+        snapshot_id,
+        now,
+        now,
+    )
+    .await?;
     actor
         .audit(
             &mut tx,
@@ -296,8 +304,8 @@ pub async fn delete(
 pub(crate) struct JobSubject {
     pub snapshot: Snapshot,
     pub host: Option<String>,
-    pub server_state: String,
-    pub server_step: String,
+    pub server_state: ServerState,
+    pub server_step: Step,
 }
 
 pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Option<JobSubject>> {
@@ -315,8 +323,8 @@ pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Op
         Ok(JobSubject {
             snapshot: Snapshot::from_row(&r)?,
             host: r.try_get("host")?,
-            server_state: r.try_get("server_state")?,
-            server_step: r.try_get("server_step")?,
+            server_state: decode(&r, "server_state", ServerState::parse)?,
+            server_step: decode(&r, "server_step", Step::parse)?,
         })
     })
     .transpose()

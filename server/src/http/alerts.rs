@@ -2,10 +2,10 @@
 //! unsubscribing through the mailed link. Subscribing sends mail, so it is
 //! limited per client address and per recipient like every such form.
 
-use app::portal::{FormError, FormFeedback};
+use app::portal::{FormError, FormFeedback, Viewer};
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Form};
+use axum::response::IntoResponse;
+use axum::Form;
 use backend::rate_limit::{self, MAIL_PER_ADDRESS, MAIL_PER_RECIPIENT};
 use backend::stock_alerts::{self, AlertError, Subscription};
 use http::request::Parts;
@@ -13,11 +13,24 @@ use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::access::{client_ip, forbidden_post, lang_of, redirect, refused, trusted, unavailable};
-use super::auth::CurrentUser;
-use super::portal::render;
+use super::page::{
+    client_ip, lang_of, redirect, render, same_origin, PageResult, SameOrigin, Signed,
+};
+use super::routes::{Access, Route};
 use crate::startup::AppState;
 
+pub fn routes() -> Vec<Route> {
+    use Access::Anyone;
+    vec![
+        Route::post("/{lang}/alerts", Anyone, subscribe),
+        Route::page("/{lang}/alerts/unsubscribe", Anyone),
+        Route::post("/{lang}/alerts/unsubscribe", Anyone, unsubscribe),
+    ]
+}
+
+/// The configure page is a storefront page, not one of the portal's routes
+/// that `show_failures` can show again: this form checks its origin itself
+/// (not with `SameOrigin`) and renders its own refusals.
 #[derive(Deserialize)]
 pub struct AlertForm {
     #[serde(default)]
@@ -35,8 +48,9 @@ async fn configure_with(
     state: &AppState,
     mut parts: Parts,
     form: &AlertForm,
-    feedback: FormFeedback,
-) -> Response {
+    error: FormError,
+    values: &[(&str, &str)],
+) -> PageResult {
     let lang = lang_of(&parts);
     if let Ok(uri) = format!(
         "/{}/configure?plan={}&site={}",
@@ -48,13 +62,16 @@ async fn configure_with(
     {
         parts.uri = uri;
     }
-    match state.facts.current().await {
-        Ok(v) => {
-            parts.extensions.insert(v.facts.clone());
-            render(state, parts, feedback).await
-        }
-        Err(error) => unavailable(state, parts, error).await,
-    }
+    let versioned = state.facts.current().await?;
+    parts.extensions.insert(versioned.facts.clone());
+    let feedback = FormFeedback {
+        error: Some(error),
+        values: values
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect(),
+    };
+    Ok(render(state, parts, feedback).await)
 }
 
 fn urlencode(raw: &str) -> String {
@@ -66,13 +83,18 @@ fn urlencode(raw: &str) -> String {
 /// client sending neither is refused.
 pub async fn subscribe(
     State(state): State<Arc<AppState>>,
-    current: Option<Extension<CurrentUser>>,
+    current: Option<Signed>,
     parts: Parts,
     Form(form): Form<AlertForm>,
-) -> Response {
+) -> PageResult {
     let lang = lang_of(&parts);
-    if !trusted(&state, &parts, &form.csrf) {
-        return configure_with(&state, parts, &form, forbidden_post()).await;
+    let viewer = parts
+        .extensions
+        .get::<Viewer>()
+        .cloned()
+        .unwrap_or_default();
+    if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
+        return configure_with(&state, parts, &form, FormError::Forbidden, &[]).await;
     }
     let ip = client_ip(&parts).unwrap_or_default();
     let recipient = form.email.trim().to_lowercase();
@@ -82,19 +104,11 @@ pub async fn subscribe(
     ];
     let keys: Vec<(&str, &rate_limit::Limit)> =
         keys.iter().map(|(k, l)| (k.as_str(), *l)).collect();
-    match rate_limit::take(&state.db, &keys, state.clock.now()).await {
-        Ok(Ok(())) => {}
-        Ok(Err(wait)) => {
-            return configure_with(&state, parts, &form, refused(FormError::TooMany(wait), &[]))
-                .await;
-        }
-        Err(error) => return unavailable(&state, parts, error).await,
+    if let Err(wait) = rate_limit::take(&state.db, &keys, state.clock.now()).await? {
+        return configure_with(&state, parts, &form, FormError::TooMany(wait), &[]).await;
     }
-    let catalog = match state.facts.current().await {
-        Ok(v) => v.facts.catalog.clone(),
-        Err(error) => return unavailable(&state, parts, error).await,
-    };
-    let user_id = current.as_ref().map(|c| c.user.id.clone());
+    let catalog = state.facts.current().await?.facts.catalog.clone();
+    let user_id = current.map(|Signed(c)| c.user.id);
     let sub = Subscription {
         email: &form.email,
         lang,
@@ -104,32 +118,25 @@ pub async fn subscribe(
         base_url: &state.config.public_base_url,
     };
     match stock_alerts::subscribe(&state.db, &state.clock, &catalog, &sub).await {
-        Ok(()) => redirect(
+        Ok(()) => Ok(redirect(
             lang,
             &format!(
                 "/configure?plan={}&site={}&alert=1",
                 urlencode(&form.plan),
                 urlencode(&form.site)
             ),
-        ),
+        )),
         Err(AlertError::InvalidEmail) => {
-            configure_with(
-                &state,
-                parts,
-                &form,
-                refused(FormError::InvalidEmail, &[("email", &form.email)]),
-            )
-            .await
+            let email = [("email", form.email.as_str())];
+            configure_with(&state, parts, &form, FormError::InvalidEmail, &email).await
         }
-        Err(AlertError::UnknownChoice) => StatusCode::NOT_FOUND.into_response(),
-        Err(AlertError::Db(error)) => unavailable(&state, parts, error).await,
+        Err(AlertError::UnknownChoice) => Ok(StatusCode::NOT_FOUND.into_response()),
+        Err(AlertError::Db(error)) => Err(error.into()),
     }
 }
 
 #[derive(Deserialize)]
 pub struct UnsubscribeForm {
-    #[serde(default)]
-    csrf: String,
     #[serde(default)]
     token: String,
 }
@@ -137,15 +144,16 @@ pub struct UnsubscribeForm {
 pub async fn unsubscribe(
     State(state): State<Arc<AppState>>,
     parts: Parts,
-    Form(form): Form<UnsubscribeForm>,
-) -> Response {
+    SameOrigin(form): SameOrigin<UnsubscribeForm>,
+) -> PageResult {
     let lang = lang_of(&parts);
-    if !trusted(&state, &parts, &form.csrf) {
-        return render(&state, parts, forbidden_post()).await;
-    }
-    match stock_alerts::unsubscribe(&state.db, &state.clock, &form.token).await {
-        Ok(true) => redirect(lang, "/alerts/unsubscribe?done=1"),
-        Ok(false) => redirect(lang, "/alerts/unsubscribe?done=0"),
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    let done = stock_alerts::unsubscribe(&state.db, &state.clock, &form.token).await?;
+    Ok(redirect(
+        lang,
+        if done {
+            "/alerts/unsubscribe?done=1"
+        } else {
+            "/alerts/unsubscribe?done=0"
+        },
+    ))
 }

@@ -2,8 +2,8 @@
 //! CSRF token, the client address, and the cross-site check on every
 //! state-changing request (DESIGN §5).
 
-use app::portal::{FormError, Viewer, ViewerUser};
-use axum::extract::{ConnectInfo, Request, State};
+use app::portal::{FormError, FormFeedback, Viewer, ViewerUser};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use backend::accounts::User;
@@ -13,6 +13,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+use super::page::{ours, render, Pages};
+use super::routes::Access;
 use super::session_store::USER_KEY;
 use crate::startup::AppState;
 
@@ -41,29 +43,36 @@ pub struct CurrentUser {
 pub struct ClientIp(pub String);
 
 /// Loads the session's user and CSRF token into the request for pages and
-/// handlers; ends sessions past their absolute lifetime.
+/// handlers; ends sessions past their absolute lifetime; enforces the
+/// matched route's declared access (sign-in, two-factor enrolment, role).
 pub async fn load_viewer(
-    State(state): State<Arc<AppState>>,
+    State(pages): State<Pages>,
     session: Session,
     mut req: Request,
     next: Next,
 ) -> Response {
-    let ip = client_ip(&state, &req);
+    let state = &pages.state;
+    let ip = client_ip(state, &req);
     req.extensions_mut().insert(ClientIp(ip));
     // A database outage is not "signed out": the visitor gets a translated
     // 503 and keeps the session, and nothing fails open.
-    let (current, viewer) = match identify(&state, &session).await {
+    let (current, viewer) = match identify(state, &session).await {
         Ok(found) => found,
         Err(error) => {
             tracing::error!(error = %format!("{error:#}"), "loading the session failed");
-            return unavailable(&state, req).await;
+            return unavailable(state, req).await;
         }
     };
-    let path = req.uri().path().to_owned();
+    let access = req
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|m| pages.rules.access(req.method(), m.as_str()))
+        .unwrap_or(Access::Anyone);
+    let lang = app::context::lang_of_path(req.uri().path()).unwrap_or_default();
     match current {
         Some(current) => {
-            if let Some(lang) = protected(&path) {
-                match must_enrol(&state, &current, &path).await {
+            if access.needs_enrolment() {
+                match must_enrol(state, &current, access).await {
                     Ok(true) => {
                         return Redirect::to(&format!("/{}/account/2fa", lang.code()))
                             .into_response();
@@ -71,26 +80,37 @@ pub async fn load_viewer(
                     Ok(false) => {}
                     Err(error) => {
                         tracing::error!(error = %format!("{error:#}"), "checking the 2FA requirement failed");
-                        return unavailable(&state, req).await;
+                        return unavailable(state, req).await;
                     }
                 }
             }
+            let role = current.membership.as_ref().map(|m| m.role);
+            let allowed = access.allows(current.user.is_staff, role);
             req.extensions_mut().insert(current);
+            req.extensions_mut().insert(viewer);
+            if !allowed {
+                let (mut parts, _) = req.into_parts();
+                parts.extensions.insert(app::portal::Denied);
+                let mut response = render(state, parts, Default::default()).await;
+                *response.status_mut() = http::StatusCode::FORBIDDEN;
+                return response;
+            }
+            next.run(req).await
+        }
+        None if access.needs_sign_in() => {
+            if req.method() == http::Method::GET {
+                let wanted = req.uri().path_and_query().map(|p| p.as_str().to_owned());
+                if let Err(error) = session.insert(RETURN_TO, wanted).await {
+                    tracing::warn!(%error, "remembering the requested page failed");
+                }
+            }
+            Redirect::to(&format!("/{}/login?done=login", lang.code())).into_response()
         }
         None => {
-            if let Some(lang) = protected(&path) {
-                if req.method() == http::Method::GET {
-                    let wanted = req.uri().path_and_query().map(|p| p.as_str().to_owned());
-                    if let Err(error) = session.insert(RETURN_TO, wanted).await {
-                        tracing::warn!(%error, "remembering the requested page failed");
-                    }
-                }
-                return Redirect::to(&format!("/{}/login?done=login", lang.code())).into_response();
-            }
+            req.extensions_mut().insert(viewer);
+            next.run(req).await
         }
     }
-    req.extensions_mut().insert(viewer);
-    next.run(req).await
 }
 
 /// The page asked for, with the translated "temporarily unavailable" error
@@ -98,22 +118,22 @@ pub async fn load_viewer(
 async fn unavailable(state: &AppState, req: Request) -> Response {
     let (mut parts, _) = req.into_parts();
     parts.extensions.insert(app::portal::Outage);
-    let mut response = super::portal::render(state, parts, Default::default()).await;
+    let mut response = render(state, parts, Default::default()).await;
     *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
     response
 }
 
 /// An organization that requires 2FA lets a member without it reach only
-/// the enrolment page (and log out).
-async fn must_enrol(state: &AppState, current: &CurrentUser, path: &str) -> anyhow::Result<bool> {
-    if path[3..].starts_with("/account/2fa") {
-        return Ok(false);
-    }
+/// the enrolment pages (and log out).
+async fn must_enrol(
+    state: &AppState,
+    current: &CurrentUser,
+    access: Access,
+) -> anyhow::Result<bool> {
     // Staff pages reach every customer: in production they need 2FA.
-    let rest = &path[3..];
     if current.user.is_staff
         && !state.config.development()
-        && (rest == "/staff" || rest.starts_with("/staff/"))
+        && access == Access::Staff
         && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?
     {
         return Ok(true);
@@ -147,28 +167,6 @@ fn client_ip(state: &AppState, req: &Request) -> String {
         .map(str::trim)
         .rfind(|v| v.parse::<std::net::IpAddr>().is_ok())
         .map_or_else(socket, str::to_owned)
-}
-
-/// Pages only a logged-in user may see, by language.
-fn protected(path: &str) -> Option<domain::Lang> {
-    let lang = app::context::lang_of_path(path)?;
-    let rest = &path[3..];
-    let private = [
-        "/account",
-        "/members",
-        "/audit",
-        "/staff",
-        "/order",
-        "/orders",
-        "/servers",
-        "/keys",
-        "/billing",
-        "/invoices",
-    ];
-    private
-        .iter()
-        .any(|p| rest == *p || rest.starts_with(&format!("{p}/")))
-        .then_some(lang)
 }
 
 /// Ends a session and starts an anonymous one with a fresh CSRF token, so
@@ -230,17 +228,14 @@ async fn identify(
             .as_ref()
             .map(|m| m.organization_name.clone())
             .unwrap_or_default(),
-        role: membership
-            .as_ref()
-            .map(|m| m.role.as_str().to_owned())
-            .unwrap_or_default(),
+        role: membership.as_ref().map(|m| m.role),
         organizations: memberships
             .iter()
             .map(|m| {
                 (
                     m.organization_id.clone(),
                     m.organization_name.clone(),
-                    m.role.as_str().to_owned(),
+                    m.role,
                 )
             })
             .collect(),
@@ -288,38 +283,6 @@ pub async fn after_login(session: &Session, lang: domain::Lang) -> String {
         .unwrap_or_else(|| format!("/{}/account", lang.code()))
 }
 
-/// Whether a state-changing request came from our own pages. Browsers send
-/// `Sec-Fetch-Site` or `Origin`; without either, the form's token decides.
-pub fn same_origin(
-    state: &AppState,
-    req_headers: &http::HeaderMap,
-    form_token: &str,
-    viewer: &Viewer,
-) -> bool {
-    if let Some(site) = req_headers
-        .get("sec-fetch-site")
-        .and_then(|v| v.to_str().ok())
-    {
-        return site == "same-origin";
-    }
-    if let Some(origin) = req_headers
-        .get(header::ORIGIN)
-        .and_then(|v| v.to_str().ok())
-    {
-        let ours = state.config.public_base_url.trim_end_matches('/');
-        let host = req_headers
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        return origin == ours
-            || origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                == Some(host);
-    }
-    !viewer.csrf_token.is_empty() && form_token == viewer.csrf_token
-}
-
 /// Refuses cross-site state changes before any handler runs.
 pub async fn reject_cross_site(
     State(state): State<Arc<AppState>>,
@@ -336,22 +299,15 @@ pub async fn reject_cross_site(
         .headers()
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|origin| {
-            let ours = state.config.public_base_url.trim_end_matches('/');
-            let host = req
-                .headers()
-                .get(header::HOST)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            origin != ours
-                && origin
-                    .strip_prefix("http://")
-                    .or_else(|| origin.strip_prefix("https://"))
-                    != Some(host)
-        });
+        .is_some_and(|origin| !ours(&state, req.headers(), origin));
     if unsafe_method && (cross_site || foreign_origin) {
         tracing::warn!(path = %req.uri().path(), "refused a cross-site request");
-        return super::portal::render_error(&state, req, FormError::Forbidden).await;
+        let (parts, _) = req.into_parts();
+        let feedback = FormFeedback {
+            error: Some(FormError::Forbidden),
+            values: Vec::new(),
+        };
+        return render(&state, parts, feedback).await;
     }
     next.run(req).await
 }

@@ -4,10 +4,9 @@
 
 use app::portal::billing::{BillingView, InvoiceRow, ProfileValues, VatIdCheckView};
 use app::portal::invoice::{InvoiceView, SellerView};
-use app::portal::{FormError, FormFeedback};
+use app::portal::FormError;
 use axum::extract::{Path, Query, State};
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Form};
+use axum::response::IntoResponse;
 use backend::billing::credit;
 use backend::billing::invoices::{self, Invoice, InvoiceFilter};
 use backend::billing::profile::{self, BillingProfile, ProfileError};
@@ -15,11 +14,21 @@ use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::access::{
-    denied, lang_of, member_in, not_found, page, redirect, refused, trusted, unavailable, MONEY,
+use super::page::{
+    lang_of, page, redirect, refused, Member, PageError, PageResult, SameOrigin, Signed,
 };
-use super::auth::CurrentUser;
+use super::routes::{Route, MONEY};
 use crate::startup::AppState;
+
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::get("/{lang}/billing", MONEY, billing_page),
+        Route::post("/{lang}/billing/profile", MONEY, profile_post),
+        Route::get("/{lang}/billing/export", MONEY, export),
+        Route::get("/{lang}/invoices/{id}", MONEY, invoice_page),
+        Route::get("/{lang}/invoices/{id}/pdf", MONEY, invoice_pdf),
+    ]
+}
 
 pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
     InvoiceRow {
@@ -38,7 +47,7 @@ pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
 }
 
 #[derive(Deserialize, Default)]
-pub struct InvoiceQuery {
+struct InvoiceQuery {
     #[serde(default)]
     status: String,
     #[serde(default)]
@@ -50,16 +59,7 @@ async fn billing_view(
     organization_id: &str,
     query: &InvoiceQuery,
 ) -> anyhow::Result<BillingView> {
-    let stored = match profile::get(&state.db, organization_id).await? {
-        Some(p) => p,
-        // A first profile starts from what ordering already knows.
-        None => BillingProfile {
-            country: backend::orders::billing_country(&state.db, organization_id)
-                .await?
-                .unwrap_or_default(),
-            ..BillingProfile::default()
-        },
-    };
+    let stored = profile::get_or_start(&state.db, organization_id).await?;
     let filter = InvoiceFilter {
         status: query.status.clone(),
         month: if invoices::month_bounds(&query.month).is_some() {
@@ -79,7 +79,7 @@ async fn billing_view(
             name: check.name.clone(),
             checked_at: check.checked_at,
             country: stored.country.clone(),
-            decides_vat: stored.country != state.seller.country,
+            decides_vat: stored.vat_id_decides_vat(&state.seller.country),
         })
     });
     Ok(BillingView {
@@ -112,25 +112,18 @@ async fn billing_view(
     })
 }
 
-pub async fn billing_page(
+async fn billing_page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Query(query): Query<InvoiceQuery>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
-    match billing_view(&state, &m.organization_id, &query).await {
-        Ok(view) => page(&state, parts, view, FormFeedback::default()).await,
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+) -> PageResult {
+    let view = billing_view(&state, &m.0.organization_id, &query).await?;
+    page(&state, parts, view).await
 }
 
 #[derive(Deserialize)]
-pub struct ProfileForm {
-    #[serde(default)]
-    csrf: String,
+struct ProfileForm {
     #[serde(default)]
     legal_name: String,
     #[serde(default)]
@@ -147,16 +140,13 @@ pub struct ProfileForm {
     billing_email: String,
 }
 
-pub async fn profile_post(
+async fn profile_post(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
-    mut parts: Parts,
-    Form(form): Form<ProfileForm>,
-) -> Response {
-    let lang = lang_of(&parts);
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
+    m: Member,
+    Signed(current): Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<ProfileForm>,
+) -> PageResult {
     let input = BillingProfile {
         legal_name: form.legal_name.clone(),
         address: form.address.clone(),
@@ -167,82 +157,68 @@ pub async fn profile_post(
         billing_email: form.billing_email.clone(),
         vat_id_check: None,
     };
-    let error = if trusted(&state, &parts, &form.csrf) {
-        match profile::save(
-            &state.db,
-            &state.clock,
-            state.vat_ids.as_ref(),
-            &m.organization_id,
-            &current.user.email,
-            &input,
-        )
-        .await
-        {
-            Ok(_) => return redirect(lang, "/billing?done=profile#profile"),
-            Err(ProfileError::VatId) => FormError::VatId,
-            Err(ProfileError::Email) => FormError::InvalidEmail,
-            Err(ProfileError::Missing(_) | ProfileError::Country) => FormError::BillingProfile,
-            Err(ProfileError::Db(error)) => return unavailable(&state, parts, error).await,
-        }
-    } else {
-        FormError::Forbidden
+    let saved = profile::save(
+        &state.db,
+        &state.clock,
+        state.vat_ids.as_ref(),
+        &m.0.organization_id,
+        &current.user.email,
+        &input,
+    )
+    .await;
+    let error = match saved {
+        Ok(_) => return Ok(redirect(lang_of(&parts), "/billing?done=profile#profile")),
+        Err(ProfileError::VatId) => FormError::VatId,
+        Err(ProfileError::Email) => FormError::InvalidEmail,
+        Err(ProfileError::Missing(_) | ProfileError::Country) => FormError::BillingProfile,
+        Err(ProfileError::Db(error)) => return Err(error.into()),
     };
-    if let Ok(uri) = format!("/{}/billing", lang.code()).parse() {
-        parts.uri = uri;
-    }
-    let values = [
-        ("legal_name", form.legal_name.as_str()),
-        ("address", form.address.as_str()),
-        ("postal_code", form.postal_code.as_str()),
-        ("city", form.city.as_str()),
-        ("country", form.country.as_str()),
-        ("vat_id", form.vat_id.as_str()),
-        ("billing_email", form.billing_email.as_str()),
-    ];
-    match billing_view(&state, &m.organization_id, &InvoiceQuery::default()).await {
-        Ok(view) => page(&state, parts, view, refused(error, &values)).await,
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    Err(refused(
+        error,
+        &[
+            ("legal_name", &form.legal_name),
+            ("address", &form.address),
+            ("postal_code", &form.postal_code),
+            ("city", &form.city),
+            ("country", &form.country),
+            ("vat_id", &form.vat_id),
+            ("billing_email", &form.billing_email),
+        ],
+    ))
 }
 
 /// The month's invoices as a CSV download.
-pub async fn export(
+async fn export(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Query(query): Query<InvoiceQuery>,
     parts: Parts,
-) -> Response {
-    let lang = lang_of(&parts);
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
+) -> PageResult {
     if invoices::month_bounds(&query.month).is_none() {
-        return redirect(lang, "/billing");
+        return Ok(redirect(lang_of(&parts), "/billing"));
     }
     let filter = InvoiceFilter {
         status: String::new(),
         month: query.month.clone(),
     };
-    match invoices::list(&state.db, Some(&m.organization_id), &filter).await {
-        Ok(list) => (
-            [
-                (
-                    http::header::CONTENT_TYPE,
-                    "text/csv; charset=utf-8".to_owned(),
-                ),
-                (
-                    http::header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"invoices-{}.csv\"", query.month),
-                ),
-            ],
-            invoices::to_csv(&list),
-        )
-            .into_response(),
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    let list = invoices::list(&state.db, Some(&m.0.organization_id), &filter).await?;
+    Ok((
+        [
+            (
+                http::header::CONTENT_TYPE,
+                "text/csv; charset=utf-8".to_owned(),
+            ),
+            (
+                http::header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"invoices-{}.csv\"", query.month),
+            ),
+        ],
+        invoices::to_csv(&list),
+    )
+        .into_response())
 }
 
-async fn invoice_view(
+pub(super) async fn invoice_view(
     state: &AppState,
     organization_id: Option<&str>,
     id: &str,
@@ -289,92 +265,34 @@ async fn invoice_view(
     }))
 }
 
+/// An invoice's page, back to `back`; another organization's is not found.
 pub(super) async fn invoice_response(
     state: &AppState,
     parts: Parts,
     organization_id: Option<&str>,
     id: &str,
     back: &str,
-) -> Response {
-    match invoice_view(state, organization_id, id, back).await {
-        Ok(Some(view)) => page(state, parts, view, FormFeedback::default()).await,
-        Ok(None) => not_found(state, parts).await,
-        Err(error) => unavailable(state, parts, error).await,
-    }
+) -> PageResult {
+    let view = invoice_view(state, organization_id, id, back)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    page(state, parts, view).await
 }
 
-/// The invoice as a PDF: ours for offline invoices, Stripe's for theirs.
-pub(super) async fn pdf_response(
-    state: &AppState,
-    parts: Parts,
-    organization_id: Option<&str>,
-    id: &str,
-) -> Response {
-    let lang = lang_of(&parts);
-    let view = match invoice_view(state, organization_id, id, "").await {
-        Ok(Some(view)) => view,
-        Ok(None) => return not_found(state, parts).await,
-        Err(error) => return unavailable(state, parts, error).await,
-    };
-    if let Some(url) = &view.pdf_url {
-        return axum::response::Redirect::to(url).into_response();
-    }
-    let Some(font) = &state.invoice_font else {
-        return unavailable(
-            state,
-            parts,
-            anyhow::anyhow!("no invoice font (INVOICE_FONT)"),
-        )
-        .await;
-    };
-    let document = super::invoice_pdf::document(lang, &view);
-    let font = font.clone();
-    let rendered =
-        tokio::task::spawn_blocking(move || backend::billing::pdf::render(&document, &font)).await;
-    match rendered {
-        Ok(Ok(bytes)) => (
-            [
-                (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
-                (
-                    http::header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{}.pdf\"", view.row.number),
-                ),
-            ],
-            bytes,
-        )
-            .into_response(),
-        Ok(Err(error)) => unavailable(state, parts, error).await,
-        Err(error) => {
-            unavailable(
-                state,
-                parts,
-                anyhow::anyhow!("rendering a PDF panicked: {error}"),
-            )
-            .await
-        }
-    }
-}
-
-pub async fn invoice_pdf(
+async fn invoice_pdf(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
-    pdf_response(&state, parts, Some(&m.organization_id), &id).await
+) -> PageResult {
+    super::invoice_pdf::response(&state, lang_of(&parts), Some(&m.0.organization_id), &id).await
 }
 
-pub async fn invoice_page(
+async fn invoice_page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
-    invoice_response(&state, parts, Some(&m.organization_id), &id, "/billing").await
+) -> PageResult {
+    invoice_response(&state, parts, Some(&m.0.organization_id), &id, "/billing").await
 }

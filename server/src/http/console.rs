@@ -6,68 +6,79 @@
 //! ends or the server stops being available, whichever replica serves it.
 
 use app::portal::console::ConsoleView;
-use app::portal::FormFeedback;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Form, Json};
+use axum::Json;
 use backend::console::{self, ConsoleError, Opening};
 use backend::fleet::ConsoleKind;
-use backend::servers::{self, Actor};
+use backend::servers;
 use futures_util::{SinkExt, StreamExt};
 use http::request::Parts;
-use http::{header, HeaderMap, StatusCode};
+use http::{header, StatusCode};
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::access::{denied, lang_of, member_in, not_found, page, trusted, unavailable, TECHNICAL};
-use super::auth::{ClientIp, CurrentUser};
+use super::page::{lang_of, ours, page, Member, PageError, PageResult, SameOrigin};
+use super::routes::{Route, TECHNICAL};
+use super::server_action::OnServer;
 use crate::startup::AppState;
+
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::get(
+            "/{lang}/servers/{id}/console/{kind}",
+            TECHNICAL,
+            console_page,
+        ),
+        Route::post("/{lang}/servers/{id}/console/{kind}", TECHNICAL, ticket),
+        Route::get(
+            "/{lang}/servers/{id}/console/{kind}/ws",
+            TECHNICAL,
+            websocket,
+        ),
+    ]
+}
 
 /// How often an open console rechecks its session and server.
 const RECHECK: Duration = Duration::from_secs(2);
 /// Close code (private range) telling the page why the console closed.
 const CLOSED_BY_PORTAL: u16 = 4000;
 
-pub async fn console_page(
+async fn console_page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Path((_, id, kind)): Path<(String, String, String)>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return denied(&state, parts).await;
-    };
-    let Some(kind) = ConsoleKind::parse(&kind) else {
-        return not_found(&state, parts).await;
-    };
-    let server = match servers::get(&state.db, &m.organization_id, &id).await {
-        Ok(Some(server)) if server.cancelled_at.is_none() => server,
-        Ok(_) => return not_found(&state, parts).await,
-        Err(error) => return unavailable(&state, parts, error).await,
-    };
-    let unavailable_state = match console::check_available(&state.db, &server).await {
+) -> PageResult {
+    let kind = ConsoleKind::parse(&kind).ok_or(PageError::NotFound)?;
+    let server = servers::get(&state.db, &m.0.organization_id, &id)
+        .await?
+        .filter(|server| server.cancelled_at.is_none())
+        .ok_or(PageError::NotFound)?;
+    let unavailable = match console::check_available(&state.db, &server).await {
         Ok(()) => None,
         Err(ConsoleError::NotAvailable(state)) => Some(state),
-        Err(error) => return unavailable(&state, parts, error.into()).await,
+        Err(error) => return Err(anyhow::Error::from(error).into()),
     };
     let view = ConsoleView {
         server_id: server.id,
         server_name: server.name,
         kind: kind.as_str().to_owned(),
-        unavailable: unavailable_state,
+        unavailable,
     };
-    let mut response = page(&state, parts, view, FormFeedback::default()).await;
+    let mut response = page(&state, parts, view).await?;
     if kind == ConsoleKind::Serial {
         response.headers_mut().insert(
             header::CONTENT_SECURITY_POLICY,
             http::HeaderValue::from_static(super::headers::CSP_SERIAL_CONSOLE),
         );
     }
-    response
+    Ok(response)
 }
 
 fn json_error(status: StatusCode, message: &str) -> Response {
@@ -75,27 +86,25 @@ fn json_error(status: StatusCode, message: &str) -> Response {
 }
 
 /// Issues a ticket: `{ticket, expires_in, url}`, where `url` is the
-/// WebSocket's path with the ticket. Same-origin POSTs only (the portal's
-/// cross-site guard runs before this).
-pub async fn ticket(
+/// WebSocket's path with the ticket. The page's script reads the answer,
+/// so refusals are JSON, a post not from our pages too. The form has no
+/// fields of its own.
+async fn ticket(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    on: OnServer,
     Path((_, id, kind)): Path<(String, String, String)>,
     parts: Parts,
-    Form(form): Form<TicketForm>,
+    form: Result<SameOrigin<IgnoredAny>, Response>,
 ) -> Response {
     let lang = lang_of(&parts);
     let t = app::i18n::operations(lang);
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return json_error(StatusCode::FORBIDDEN, t.console_refused);
-    };
-    if !trusted(&state, &parts, &form.csrf) {
+    if form.is_err() {
         return json_error(StatusCode::FORBIDDEN, t.console_refused);
     }
     let Some(kind) = ConsoleKind::parse(&kind) else {
         return json_error(StatusCode::NOT_FOUND, t.console_refused);
     };
-    let key = format!("console:{}", current.user.id);
+    let key = format!("console:{}", on.user_id());
     match backend::rate_limit::take(
         &state.db,
         &[(&key, &backend::rate_limit::CONSOLE_TICKETS)],
@@ -110,18 +119,12 @@ pub async fn ticket(
             return json_error(StatusCode::SERVICE_UNAVAILABLE, t.console_refused);
         }
     }
-    let ip = parts.extensions.get::<ClientIp>().map(|ip| ip.0.clone());
-    let actor = Actor {
-        organization_id: &m.organization_id,
-        user_id: &current.user.id,
-        email: &current.user.email,
-        ip: ip.as_deref(),
-    };
+    let actor = on.actor();
     match console::issue(
         &state.db,
         &state.clock,
         &actor,
-        &current.session_id,
+        &on.session_id,
         &id,
         kind,
     )
@@ -145,53 +148,31 @@ pub async fn ticket(
 }
 
 #[derive(Deserialize)]
-pub struct TicketForm {
-    #[serde(default)]
-    csrf: String,
-}
-
-#[derive(Deserialize)]
-pub struct TicketQuery {
+struct TicketQuery {
     #[serde(default)]
     ticket: String,
 }
 
-/// True when the request's `Origin` is this site: the configured public
-/// address, or the address the request was sent to.
-fn origin_is_ours(state: &AppState, headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    origin == state.config.public_base_url.trim_end_matches('/')
-        || origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"))
-            == Some(host)
-}
-
-pub async fn websocket(
+/// The tunnel: a browser's WebSocket with a ticket, answered with bare
+/// statuses when refused.
+async fn websocket(
     State(state): State<Arc<AppState>>,
-    current: Option<Extension<CurrentUser>>,
-    ip: Option<Extension<ClientIp>>,
+    on: OnServer,
     Path((_, id, kind)): Path<(String, String, String)>,
     Query(query): Query<TicketQuery>,
-    headers: HeaderMap,
+    parts: Parts,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Some(kind) = ConsoleKind::parse(&kind) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let Some(Extension(current)) = current else {
-        return StatusCode::UNAUTHORIZED.into_response();
-    };
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return StatusCode::FORBIDDEN.into_response();
-    };
-    if !origin_is_ours(&state, &headers) {
+    // Browsers send `Origin` with a WebSocket: a page on another site must
+    // not ride the session cookie.
+    let origin = parts
+        .headers
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok());
+    if !origin.is_some_and(|origin| ours(&state, &parts.headers, origin)) {
         tracing::warn!(server = %id, "console refused: foreign or missing Origin");
         return StatusCode::FORBIDDEN.into_response();
     }
@@ -200,18 +181,12 @@ pub async fn websocket(
         Ok(upgrade) => upgrade,
         Err(rejection) => return rejection.into_response(),
     };
-    let ip = ip.map(|Extension(ip)| ip.0);
-    let actor = Actor {
-        organization_id: &m.organization_id,
-        user_id: &current.user.id,
-        email: &current.user.email,
-        ip: ip.as_deref(),
-    };
+    let actor = on.actor();
     let redeemed = console::redeem(
         &state.db,
         &state.clock,
         &actor,
-        &current.session_id,
+        &on.session_id,
         &query.ticket,
         &id,
         kind,
@@ -220,7 +195,7 @@ pub async fn websocket(
     let opening = match redeemed {
         Ok(opening) => opening,
         Err(ConsoleError::BadTicket) => {
-            tracing::warn!(server = %id, user = %current.user.id, "console refused: bad ticket");
+            tracing::warn!(server = %id, user = %on.user_id(), "console refused: bad ticket");
             return StatusCode::FORBIDDEN.into_response();
         }
         Err(ConsoleError::NotFound) => return StatusCode::NOT_FOUND.into_response(),

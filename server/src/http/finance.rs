@@ -1,42 +1,55 @@
 //! Finance (staff): revenue by month, plan and site; every open and
-//! overdue invoice, marked paid, voided or written off; credit notes.
+//! overdue invoice, marked paid, voided or written off; credit notes
+//! issued and refunded.
 
 use app::portal::finance::{DisputedRow, FinanceView, RefundDueRow};
-use app::portal::{FormError, FormFeedback};
+use app::portal::FormError;
 use axum::extract::{Path, State};
-use axum::response::Response;
-use axum::{Extension, Form};
 use backend::billing::{credit, finance, invoices};
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::access::{denied, lang_of, not_found, page, redirect, refused, trusted, unavailable};
-use super::auth::CurrentUser;
-use super::billing::{invoice_response, pdf_response, row};
+use super::billing::{invoice_response, row};
+use super::page::{lang_of, page, redirect, PageError, PageResult, SameOrigin, Signed};
+use super::routes::{Access, Route};
 use crate::startup::AppState;
 
-pub async fn finance_invoice_pdf(
-    State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
-    Path((_, id)): Path<(String, String)>,
-    parts: Parts,
-) -> Response {
-    if !current.user.is_staff {
-        return denied(&state, parts).await;
-    }
-    pdf_response(&state, parts, None, &id).await
+pub fn routes() -> Vec<Route> {
+    use Access::Staff;
+    vec![
+        Route::get("/{lang}/staff/finance", Staff, finance_page),
+        Route::post("/{lang}/staff/finance/paid", Staff, paid),
+        Route::post("/{lang}/staff/finance/void", Staff, void),
+        Route::post("/{lang}/staff/finance/uncollectible", Staff, uncollectible),
+        Route::post("/{lang}/staff/finance/refunded", Staff, refunded),
+        Route::post("/{lang}/staff/finance/credit", Staff, issue_credit),
+        Route::get(
+            "/{lang}/staff/finance/invoices/{id}",
+            Staff,
+            finance_invoice_page,
+        ),
+        Route::get(
+            "/{lang}/staff/finance/invoices/{id}/pdf",
+            Staff,
+            finance_invoice_pdf,
+        ),
+    ]
 }
 
-pub async fn finance_invoice_page(
+async fn finance_invoice_pdf(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
-) -> Response {
-    if !current.user.is_staff {
-        return denied(&state, parts).await;
-    }
+) -> PageResult {
+    super::invoice_pdf::response(&state, lang_of(&parts), None, &id).await
+}
+
+async fn finance_invoice_page(
+    State(state): State<Arc<AppState>>,
+    Path((_, id)): Path<(String, String)>,
+    parts: Parts,
+) -> PageResult {
     invoice_response(&state, parts, None, &id, "/staff/finance").await
 }
 
@@ -77,34 +90,108 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
     })
 }
 
-pub async fn finance_page(
+async fn finance_page(State(state): State<Arc<AppState>>, parts: Parts) -> PageResult {
+    let view = finance_view(&state).await?;
+    page(&state, parts, view).await
+}
+
+/// Who acts, for the audit log.
+fn actor(staff: &Signed) -> String {
+    format!("staff:{}", staff.0.user.email)
+}
+
+/// Back to the finance page once done; an invoice or credit note that
+/// isn't there (or no longer open) is not found.
+fn done(parts: &Parts, found: bool, what: &str) -> PageResult {
+    if !found {
+        return Err(PageError::NotFound);
+    }
+    Ok(redirect(
+        lang_of(parts),
+        &format!("/staff/finance?done={what}"),
+    ))
+}
+
+/// An open invoice chosen on the page.
+#[derive(Deserialize)]
+struct ChosenInvoice {
+    #[serde(default)]
+    invoice: String,
+}
+
+async fn paid(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    staff: Signed,
     parts: Parts,
-) -> Response {
-    if !current.user.is_staff {
-        return denied(&state, parts).await;
-    }
-    match finance_view(&state).await {
-        Ok(view) => page(&state, parts, view, FormFeedback::default()).await,
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    SameOrigin(form): SameOrigin<ChosenInvoice>,
+) -> PageResult {
+    let found = invoices::mark_paid(&state.db, &state.clock, &form.invoice, &actor(&staff)).await?;
+    done(&parts, found, "paid")
+}
+
+async fn void(
+    state: State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    form: SameOrigin<ChosenInvoice>,
+) -> PageResult {
+    close_unpaid(state, staff, parts, form, "void").await
+}
+
+async fn uncollectible(
+    state: State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    form: SameOrigin<ChosenInvoice>,
+) -> PageResult {
+    close_unpaid(state, staff, parts, form, "uncollectible").await
+}
+
+/// Closes an offline invoice nobody will pay, as `status`.
+async fn close_unpaid(
+    State(state): State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<ChosenInvoice>,
+    status: &str,
+) -> PageResult {
+    let found = invoices::close_unpaid(
+        &state.db,
+        &state.clock,
+        &form.invoice,
+        status,
+        &actor(&staff),
+    )
+    .await?;
+    done(&parts, found, "closed")
 }
 
 #[derive(Deserialize)]
-pub struct FinanceForm {
+struct ChosenCreditNote {
     #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    invoice: String,
+    credit_note: String,
+}
+
+/// A credit note's remainder, paid out by bank transfer.
+async fn refunded(
+    State(state): State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<ChosenCreditNote>,
+) -> PageResult {
+    let found =
+        credit::mark_refunded(&state.db, &state.clock, &form.credit_note, &actor(&staff)).await?;
+    done(&parts, found, "refunded")
+}
+
+#[derive(Deserialize)]
+struct NewCredit {
     #[serde(default)]
     organization: String,
     #[serde(default)]
     amount: String,
     #[serde(default)]
     reason: String,
-    #[serde(default)]
-    credit_note: String,
 }
 
 /// "12.50" or "12,5" as cents; `None` for anything else or not positive.
@@ -124,82 +211,28 @@ fn parse_euros(raw: &str) -> Option<i64> {
     (total > 0 && total <= 100_000_000).then_some(total)
 }
 
-pub async fn finance_post(
+/// A credit note for an organization, with its reason.
+async fn issue_credit(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
-    Path((_, action)): Path<(String, String)>,
-    mut parts: Parts,
-    Form(form): Form<FinanceForm>,
-) -> Response {
-    let lang = lang_of(&parts);
-    if !current.user.is_staff {
-        return denied(&state, parts).await;
-    }
-    let actor = format!("staff:{}", current.user.email);
-    let error = if !trusted(&state, &parts, &form.csrf) {
-        FormError::Forbidden
-    } else {
-        match action.as_str() {
-            "paid" => {
-                match invoices::mark_paid(&state.db, &state.clock, &form.invoice, &actor).await {
-                    Ok(true) => return redirect(lang, "/staff/finance?done=paid"),
-                    Ok(false) => return not_found(&state, parts).await,
-                    Err(error) => return unavailable(&state, parts, error).await,
-                }
-            }
-            "void" | "uncollectible" => {
-                match invoices::close_unpaid(
-                    &state.db,
-                    &state.clock,
-                    &form.invoice,
-                    &action,
-                    &actor,
-                )
-                .await
-                {
-                    Ok(true) => return redirect(lang, "/staff/finance?done=closed"),
-                    Ok(false) => return not_found(&state, parts).await,
-                    Err(error) => return unavailable(&state, parts, error).await,
-                }
-            }
-            "refunded" => {
-                match credit::mark_refunded(&state.db, &state.clock, &form.credit_note, &actor)
-                    .await
-                {
-                    Ok(true) => return redirect(lang, "/staff/finance?done=refunded"),
-                    Ok(false) => return not_found(&state, parts).await,
-                    Err(error) => return unavailable(&state, parts, error).await,
-                }
-            }
-            "credit" => match parse_euros(&form.amount) {
-                Some(cents) if !form.reason.trim().is_empty() => {
-                    let reason: String = form.reason.trim().chars().take(200).collect();
-                    let issued = credit::issue_to(
-                        &state.db,
-                        &state.clock,
-                        &form.organization,
-                        cents,
-                        &reason,
-                        &actor,
-                    );
-                    match issued.await {
-                        Ok(Some(_)) => return redirect(lang, "/staff/finance?done=credit"),
-                        Ok(None) => FormError::Choice,
-                        Err(error) => return unavailable(&state, parts, error).await,
-                    }
-                }
-                _ => FormError::Amount,
-            },
-            _ => return not_found(&state, parts).await,
-        }
-    };
-    if let Ok(uri) = format!("/{}/staff/finance", lang.code()).parse() {
-        parts.uri = uri;
-    }
-    match finance_view(&state).await {
-        Ok(view) => page(&state, parts, view, refused(error, &[])).await,
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    staff: Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<NewCredit>,
+) -> PageResult {
+    let reason: String = form.reason.trim().chars().take(200).collect();
+    let cents = parse_euros(&form.amount)
+        .filter(|_| !reason.is_empty())
+        .ok_or(FormError::Amount)?;
+    credit::issue_to(
+        &state.db,
+        &state.clock,
+        &form.organization,
+        cents,
+        &reason,
+        &actor(&staff),
+    )
+    .await?
+    .ok_or(FormError::Choice)?;
+    Ok(redirect(lang_of(&parts), "/staff/finance?done=credit"))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub async fn refuse_unstorable(
     });
     if !form {
         return if in_query {
-            super::portal::render_error(&state, req, FormError::Unstorable).await
+            unstorable(&state, req).await
         } else {
             next.run(req).await
         };
@@ -40,9 +40,18 @@ pub async fn refuse_unstorable(
     };
     let req = Request::from_parts(parts, Body::from(bytes.clone()));
     if in_query || bytes.contains(&0) || std::str::from_utf8(&bytes).is_ok_and(has_nul) {
-        return super::portal::render_error(&state, req, FormError::Unstorable).await;
+        return unstorable(&state, req).await;
     }
     next.run(req).await
+}
+
+async fn unstorable(state: &AppState, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    let feedback = app::portal::FormFeedback {
+        error: Some(FormError::Unstorable),
+        values: Vec::new(),
+    };
+    super::page::render(state, parts, feedback).await
 }
 
 /// Whether URL-encoded text decodes to a NUL byte.

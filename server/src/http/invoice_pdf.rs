@@ -1,11 +1,55 @@
 //! The PDF of an offline invoice: the same facts as the invoice page, in
 //! the reader's language, handed to the PDF layout in backend::billing::pdf.
+//! Stripe's invoices have a PDF of Stripe's, which the download redirects
+//! to.
 
+use anyhow::anyhow;
 use app::i18n::billing;
 use app::portal::invoice::InvoiceView;
+use axum::response::{IntoResponse, Redirect};
 use backend::billing::pdf::InvoiceDocument;
 use domain::time::format_date;
 use domain::Lang;
+
+use super::billing::invoice_view;
+use super::page::{PageError, PageResult};
+use crate::startup::AppState;
+
+/// The invoice as a PDF download (of the caller's organization, or any for
+/// staff); another organization's is not found.
+pub(super) async fn response(
+    state: &AppState,
+    lang: Lang,
+    organization_id: Option<&str>,
+    id: &str,
+) -> PageResult {
+    let view = invoice_view(state, organization_id, id, "")
+        .await?
+        .ok_or(PageError::NotFound)?;
+    if let Some(url) = &view.pdf_url {
+        return Ok(Redirect::to(url).into_response());
+    }
+    let font = state
+        .invoice_font
+        .clone()
+        .ok_or_else(|| anyhow!("no invoice font (INVOICE_FONT)"))?;
+    let document = document(lang, &view);
+    let bytes =
+        tokio::task::spawn_blocking(move || backend::billing::pdf::render(&document, &font))
+            .await
+            .map_err(|error| anyhow!("rendering a PDF panicked: {error}"))??;
+    Ok((
+        [
+            (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+            (
+                http::header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{}.pdf\"", view.row.number),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
 
 pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
     let b = billing(lang);

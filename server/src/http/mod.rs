@@ -1,25 +1,34 @@
 //! HTTP concerns outside Leptos pages.
 
-pub mod access;
+pub mod accounts;
 pub mod alerts;
 pub mod auth;
 pub mod billing;
+pub mod cancellation;
 pub mod console;
 pub mod finance;
 pub mod headers;
 pub mod health;
+pub mod hosts;
 pub mod input;
-pub mod inventory;
 pub mod invoice_pdf;
 pub mod keys;
 pub mod lang;
+pub mod maintenance;
 pub mod members;
 pub mod orders;
+pub mod page;
 pub mod page_cache;
-pub mod portal;
+pub mod power;
+pub mod routes;
 pub mod seo;
+pub mod server_action;
 pub mod servers;
 pub mod session_store;
+pub mod snapshots;
 pub mod staff;
+pub mod staff_maintenance;
+pub mod staff_orders;
+pub mod storefront;
 pub mod stripe;
 pub mod two_factor;

@@ -6,54 +6,82 @@
 use app::portal::order::OrderFormView;
 use app::portal::orders::{OrderAmounts, OrderDetailView, OrderRow, OrdersView};
 use app::portal::{FormError, FormFeedback};
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::response::Response;
-use axum::Extension;
+use axum::response::{IntoResponse, Redirect};
 use backend::billing::Checkout;
-use backend::orders::{self, NewOrder, Order, OrderError};
+use backend::orders::{self, NewOrder, Order, OrderError, OrderState};
 use backend::organizations::Role;
 use domain::Money;
 use http::request::Parts;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::access::{
-    client_ip, denied, forbidden_post, lang_of, member_in, not_found, page, redirect, refused,
-    trusted, unavailable, ANY_ROLE, MONEY, TECHNICAL,
-};
 use super::auth::CurrentUser;
+use super::page::{
+    client_ip, lang_of, page, redirect, Member, PageError, PageResult, SameOrigin, Signed,
+};
+use super::routes::{Route, MEMBERS, MONEY, TECHNICAL};
 use crate::startup::AppState;
 
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::get("/{lang}/order", TECHNICAL, order_page),
+        Route::post("/{lang}/order", TECHNICAL, order_post),
+        Route::get("/{lang}/orders", MEMBERS, orders_page),
+        Route::get("/{lang}/orders/{id}", MEMBERS, order_detail),
+        Route::post("/{lang}/orders/{id}/pay", TECHNICAL, pay),
+    ]
+}
+
 #[derive(Deserialize)]
-pub struct Choice {
+struct Choice {
     #[serde(default)]
     plan: String,
     #[serde(default)]
     site: String,
 }
 
-pub async fn order_page(
+/// The order form for the plan and site chosen on the storefront. A post
+/// refused before it was read (not from our pages) shows the form again as
+/// it was sent.
+async fn order_page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
+    Signed(current): Signed,
     Query(choice): Query<Choice>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return denied(&state, parts).await;
+) -> PageResult {
+    let (form, first_visit) = match parts.extensions.get::<FormFeedback>() {
+        Some(refused) => (read_form(&refused.values).0, false),
+        None => (
+            OrderFormView {
+                name: format!("{}-{}", choice.plan, choice.site),
+                plan: choice.plan,
+                site: choice.site,
+                image: domain::OsImage::Ubuntu2404.as_str().to_owned(),
+                ..OrderFormView::default()
+            },
+            true,
+        ),
     };
-    let form = OrderFormView {
-        plan: choice.plan.clone(),
-        site: choice.site.clone(),
-        name: format!("{}-{}", choice.plan, choice.site),
-        image: domain::OsImage::Ubuntu2404.as_str().to_owned(),
-        ..OrderFormView::default()
-    };
-    match prepare(&state, &current, &m.organization_id, form, true).await {
-        Ok(Some(form)) => page(&state, parts, form, FormFeedback::default()).await,
-        Ok(None) => not_found(&state, parts).await,
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    form_page(&state, &current, &m, parts, form, first_visit).await
+}
+
+/// The order form with what `prepare` fills in; 404 for a plan or site
+/// that doesn't exist.
+async fn form_page(
+    state: &AppState,
+    current: &CurrentUser,
+    m: &Member,
+    parts: Parts,
+    form: OrderFormView,
+    first_visit: bool,
+) -> PageResult {
+    let form = prepare(state, current, &m.0.organization_id, form, first_visit)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    page(state, parts, form).await
 }
 
 /// Fills in what the form shows around the customer's choices: saved keys,
@@ -86,26 +114,20 @@ async fn prepare(
         .map(|k| (k.id, k.name, k.fingerprint))
         .collect();
     form.addons.retain(|a| facts.catalog.addon(a).is_some());
-    let profile = backend::billing::profile::get(&state.db, organization_id).await?;
-    if let Some(p) = &profile {
-        form.country = p.country.clone();
-        form.country_from_profile = true;
-    }
-    let now = state.clock.now();
-    let priced: Vec<String> = form.addons.clone();
-    let billed = orders::pricing::Billed {
-        country: &form.country,
-        vat_id_confirmed: profile
-            .as_ref()
-            .is_some_and(backend::billing::profile::BillingProfile::vat_id_confirmed),
-        seller_country: &state.seller.country,
-    };
+    // Billed as placing the order will bill: a billing profile decides the
+    // country and VAT.
+    let customer = orders::pricing::customer(&state.db, organization_id, &form.country).await?;
+    form.country.clone_from(&customer.country);
+    form.country_from_profile = customer.profile.is_some();
     // A VAT ID that would be reverse charged if VIES confirmed it: the
     // summary says why VAT is charged.
-    form.vat_id_unconfirmed = profile.as_ref().and_then(|p| {
+    form.vat_id_unconfirmed = customer.profile.as_ref().and_then(|p| {
         let (vat_id, said) = p.unconfirmed_vat_id(&state.seller.country)?;
         Some((vat_id.to_owned(), said.as_str().to_owned()))
     });
+    let now = state.clock.now();
+    let priced: Vec<String> = form.addons.clone();
+    let billed = customer.billed(&state.seller.country);
     form.quote = orders::pricing::quote(&state.db, &facts.catalog, plan, &priced, &billed, now)
         .await?
         .ok();
@@ -132,13 +154,14 @@ async fn prepare(
     Ok(Some(form))
 }
 
-/// The order form's fields; `keys` and `addons` repeat.
-fn read_form(body: &[u8]) -> (OrderFormView, String, String) {
+/// The order form's fields (`keys` and `addons` repeat) and the button
+/// pressed.
+fn read_form(fields: &[(String, String)]) -> (OrderFormView, String) {
     let mut form = OrderFormView::default();
-    let (mut csrf, mut intent) = (String::new(), String::new());
-    for (name, value) in form_urlencoded::parse(body) {
-        let value = value.into_owned();
-        match name.as_ref() {
+    let mut intent = String::new();
+    for (name, value) in fields {
+        let value = value.clone();
+        match name.as_str() {
             "plan" => form.plan = value,
             "site" => form.site = value,
             "name" => form.name = value,
@@ -148,12 +171,11 @@ fn read_form(body: &[u8]) -> (OrderFormView, String, String) {
             "new_key" => form.new_key = value,
             "country" => form.country = value,
             "idempotency_key" => form.idempotency_key = value,
-            "csrf" => csrf = value,
             "intent" => intent = value,
             _ => {}
         }
     }
-    (form, csrf, intent)
+    (form, intent)
 }
 
 fn order_error(error: OrderError) -> (FormError, Option<Vec<String>>) {
@@ -176,33 +198,25 @@ fn order_error(error: OrderError) -> (FormError, Option<Vec<String>>) {
     }
 }
 
-pub async fn order_post(
+/// "Update summary" shows the form again with the new price; "place order"
+/// places it. The form's fields repeat, so they are read as pairs. A
+/// refused order shows the form as sent, which only this post has, so the
+/// page is rendered here rather than by `order_page`.
+async fn order_post(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
-    parts: Parts,
-    body: Bytes,
-) -> Response {
+    m: Member,
+    Signed(current): Signed,
+    mut parts: Parts,
+    SameOrigin(fields): SameOrigin<Vec<(String, String)>>,
+) -> PageResult {
     let lang = lang_of(&parts);
-    let (form, csrf, intent) = read_form(&body);
-    if !trusted(&state, &parts, &csrf) {
-        return page(&state, parts, form, forbidden_post()).await;
-    }
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return denied(&state, parts).await;
-    };
+    let (mut form, intent) = read_form(&fields);
     if intent == "update" {
-        return match prepare(&state, &current, &m.organization_id, form, false).await {
-            Ok(Some(form)) => page(&state, parts, form, FormFeedback::default()).await,
-            Ok(None) => not_found(&state, parts).await,
-            Err(error) => unavailable(&state, parts, error).await,
-        };
+        return form_page(&state, &current, &m, parts, form, false).await;
     }
-    let catalog = match state.facts.current().await {
-        Ok(v) => v.facts.catalog.clone(),
-        Err(error) => return unavailable(&state, parts, error).await,
-    };
+    let catalog = state.facts.current().await?.facts.catalog.clone();
     let new = NewOrder {
-        organization_id: m.organization_id.clone(),
+        organization_id: m.0.organization_id.clone(),
         user_id: current.user.id.clone(),
         actor: current.user.email.clone(),
         ip: client_ip(&parts),
@@ -218,40 +232,33 @@ pub async fn order_post(
         billing_method: state.billing.method().to_owned(),
         seller_country: state.seller.country.clone(),
     };
-    let placed = orders::place(&state.db, &state.clock, &catalog, &new).await;
-    let order_id = match placed {
+    let order_id = match orders::place(&state.db, &state.clock, &catalog, &new).await {
         Ok(placed) => placed.order_id,
         Err(error) => {
             let (error, sold_out) = order_error(error);
-            let mut form = form;
             form.sold_out = sold_out;
-            let values = [("name", form.name.as_str())];
-            let feedback = refused(error, &values);
-            return match prepare(&state, &current, &m.organization_id, form, false).await {
-                Ok(Some(form)) => page(&state, parts, form, feedback).await,
-                Ok(None) => not_found(&state, parts).await,
-                Err(error) => unavailable(&state, parts, error).await,
-            };
+            parts.extensions.insert(FormFeedback {
+                error: Some(error),
+                values: vec![("name".to_owned(), form.name.clone())],
+            });
+            return form_page(&state, &current, &m, parts, form, false).await;
         }
     };
     // A repeated submit lands here too; checkout of a confirmed order
     // changes nothing.
-    match state
+    let checkout = state
         .billing
         .checkout(&state.db, &state.clock, &order_id, &return_to(&state))
-        .await
-    {
-        Ok(Checkout::Confirmed(order)) => match (&order.server_id, order.state.as_str()) {
-            (Some(server), "confirmed" | "fulfilled") => {
+        .await?;
+    Ok(match checkout {
+        Checkout::Confirmed(order) => match (&order.server_id, order.state) {
+            (Some(server), OrderState::Confirmed | OrderState::Fulfilled) => {
                 redirect(lang, &format!("/servers/{server}?placed=1"))
             }
             _ => redirect(lang, &format!("/orders/{}", order.id)),
         },
-        Ok(Checkout::Redirect(url)) => {
-            axum::response::IntoResponse::into_response(axum::response::Redirect::to(&url))
-        }
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+        Checkout::Redirect(url) => Redirect::to(&url).into_response(),
+    })
 }
 
 fn row(order: Order, money: bool) -> OrderRow {
@@ -267,12 +274,12 @@ fn row(order: Order, money: bool) -> OrderRow {
             billing_method: order.billing_method.clone(),
         }),
         id: order.id,
-        plan_id: order.plan_id,
-        site_code: order.site_code,
+        plan_id: order.plan_id.to_string(),
+        site_code: order.site_code.to_string(),
         server_name: order.server_name,
         os_image: order.os_image,
         addons: order.addons,
-        state: order.state,
+        state: order.state.as_str().to_owned(),
         failure: order.failure,
         placed_by: order.placed_by,
         created_at: order.created_at,
@@ -282,60 +289,43 @@ fn row(order: Order, money: bool) -> OrderRow {
     }
 }
 
-pub(crate) fn staff_row(order: Order, organization: String) -> OrderRow {
+pub(super) fn staff_row(order: Order, organization: String) -> OrderRow {
     OrderRow {
         organization: Some(organization),
         ..row(order, true)
     }
 }
 
-pub async fn orders_page(
+async fn orders_page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
+    Signed(current): Signed,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, ANY_ROLE).cloned() else {
-        return denied(&state, parts).await;
-    };
-    let own_only = m.role == Role::Technical;
+) -> PageResult {
+    let own_only = m.0.role == Role::Technical;
     let placed_by = own_only.then_some(current.user.id.as_str());
-    match orders::list(&state.db, &m.organization_id, placed_by).await {
-        Ok(list) => {
-            let rows = list.into_iter().map(|o| row(o, !own_only)).collect();
-            page(
-                &state,
-                parts,
-                OrdersView { rows, own_only },
-                FormFeedback::default(),
-            )
-            .await
-        }
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    let list = orders::list(&state.db, &m.0.organization_id, placed_by).await?;
+    let rows = list.into_iter().map(|o| row(o, !own_only)).collect();
+    page(&state, parts, OrdersView { rows, own_only }).await
 }
 
-pub async fn order_detail(
+async fn order_detail(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
+    Signed(current): Signed,
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
-) -> Response {
-    let Some(m) = member_in(&current, ANY_ROLE).cloned() else {
-        return denied(&state, parts).await;
-    };
-    let order = match orders::get(&state.db, &m.organization_id, &id).await {
-        Ok(order) => order,
-        Err(error) => return unavailable(&state, parts, error).await,
-    };
-    let visible = order.filter(|o| m.role != Role::Technical || o.user_id == current.user.id);
-    let Some(order) = visible else {
-        return not_found(&state, parts).await;
-    };
+) -> PageResult {
+    let role = m.0.role;
+    let order = orders::get(&state.db, &m.0.organization_id, &id)
+        .await?
+        .filter(|o| role != Role::Technical || o.user_id == current.user.id)
+        .ok_or(PageError::NotFound)?;
     let view = OrderDetailView {
-        order: row(order, MONEY.contains(&m.role)),
-        can_open_server: TECHNICAL.contains(&m.role),
+        order: row(order, MONEY.allows(false, Some(role))),
+        can_open_server: TECHNICAL.allows(false, Some(role)),
     };
-    page(&state, parts, view, FormFeedback::default()).await
+    page(&state, parts, view).await
 }
 
 fn return_to(state: &AppState) -> String {
@@ -346,44 +336,29 @@ fn return_to(state: &AppState) -> String {
         .to_owned()
 }
 
-#[derive(Deserialize)]
-pub struct PayForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 /// Back to Stripe Checkout for an order still waiting for payment (after
 /// "cancel" on Stripe's page, or a lost tab): the same session, since its
-/// idempotency key is the order's.
-pub async fn pay(
+/// idempotency key is the order's. The form has no fields of its own.
+async fn pay(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
-    axum::Form(form): axum::Form<PayForm>,
-) -> Response {
+    SameOrigin(_): SameOrigin<IgnoredAny>,
+) -> PageResult {
     let lang = lang_of(&parts);
-    let Some(m) = member_in(&current, TECHNICAL).cloned() else {
-        return denied(&state, parts).await;
-    };
-    if !trusted(&state, &parts, &form.csrf) {
-        return redirect(lang, &format!("/orders/{id}"));
+    let order = orders::get(&state.db, &m.0.organization_id, &id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    if order.state != OrderState::Held {
+        return Ok(redirect(lang, &format!("/orders/{id}")));
     }
-    match orders::get(&state.db, &m.organization_id, &id).await {
-        Ok(Some(order)) if order.state == "held" => {}
-        Ok(Some(_)) => return redirect(lang, &format!("/orders/{id}")),
-        Ok(None) => return not_found(&state, parts).await,
-        Err(error) => return unavailable(&state, parts, error).await,
-    }
-    match state
+    let checkout = state
         .billing
         .checkout(&state.db, &state.clock, &id, &return_to(&state))
-        .await
-    {
-        Ok(Checkout::Redirect(url)) => {
-            axum::response::IntoResponse::into_response(axum::response::Redirect::to(&url))
-        }
-        Ok(Checkout::Confirmed(_)) => redirect(lang, &format!("/orders/{id}")),
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+        .await?;
+    Ok(match checkout {
+        Checkout::Redirect(url) => Redirect::to(&url).into_response(),
+        Checkout::Confirmed(_) => redirect(lang, &format!("/orders/{id}")),
+    })
 }

@@ -4,17 +4,20 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Form};
+use axum::response::{IntoResponse, Redirect, Response};
 use backend::billing::stripe::events::{self, ReceiveError};
 use http::request::Parts;
 use http::{HeaderMap, StatusCode};
-use serde::Deserialize;
+use serde::de::IgnoredAny;
 use std::sync::Arc;
 
-use super::access::{denied, lang_of, member_in, redirect, trusted, unavailable, MONEY};
-use super::auth::CurrentUser;
+use super::page::{lang_of, redirect, Member, PageResult, SameOrigin};
+use super::routes::{Route, MONEY};
 use crate::startup::AppState;
+
+pub fn routes() -> Vec<Route> {
+    vec![Route::post("/{lang}/billing/portal", MONEY, portal)]
+}
 
 pub async fn webhook(
     State(state): State<Arc<AppState>>,
@@ -45,34 +48,28 @@ pub async fn webhook(
     }
 }
 
-#[derive(Deserialize)]
-pub struct PortalForm {
-    #[serde(default)]
-    csrf: String,
-}
-
-/// Sends an owner or billing member to Stripe's Billing Portal.
-pub async fn portal(
+/// Sends an owner or billing member to Stripe's Billing Portal; without
+/// Stripe (or a Stripe customer yet), back to the billing page. The form
+/// has no fields of its own.
+async fn portal(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    m: Member,
     parts: Parts,
-    Form(form): Form<PortalForm>,
-) -> Response {
+    SameOrigin(_): SameOrigin<IgnoredAny>,
+) -> PageResult {
     let lang = lang_of(&parts);
-    let Some(m) = member_in(&current, MONEY).cloned() else {
-        return denied(&state, parts).await;
-    };
-    let (Some(client), true) = (&state.stripe, trusted(&state, &parts, &form.csrf)) else {
-        return redirect(lang, "/billing");
+    let Some(client) = &state.stripe else {
+        return Ok(redirect(lang, "/billing"));
     };
     let back = format!(
         "{}/{}/billing",
         state.config.public_base_url.trim_end_matches('/'),
         lang.code()
     );
-    match backend::billing::stripe::portal_url(&state.db, client, &m.organization_id, &back).await {
-        Ok(Some(url)) => axum::response::Redirect::to(&url).into_response(),
-        Ok(None) => redirect(lang, "/billing"),
-        Err(error) => unavailable(&state, parts, error).await,
-    }
+    let url = backend::billing::stripe::portal_url(&state.db, client, &m.0.organization_id, &back)
+        .await?;
+    Ok(match url {
+        Some(url) => Redirect::to(&url).into_response(),
+        None => redirect(lang, "/billing"),
+    })
 }

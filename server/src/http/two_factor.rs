@@ -2,22 +2,33 @@
 //! second login step, turning it off, and an owner's requirement.
 
 use app::portal::two_factor::TwoFactorView;
-use app::portal::{FormError, FormFeedback, Viewer};
-use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Redirect, Response};
-use axum::{Extension, Form};
+use app::portal::{FormError, FormFeedback};
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
 use backend::accounts::two_factor::{self, TwoFactorError};
 use backend::accounts::{throttle, user_by_id};
-use domain::Lang;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
-use super::access::PageLang;
-use super::auth::{same_origin, start_login, ClientIp, CurrentUser};
-use super::portal::render;
+use super::auth::{after_login, start_login, CurrentUser};
+use super::page::{
+    client_ip, redirect, render, PageError, PageLang, PageResult, SameOrigin, Signed,
+};
+use super::routes::{Access, Route};
 use crate::startup::AppState;
+
+pub fn routes() -> Vec<Route> {
+    use Access::{Anyone, Enrolling};
+    vec![
+        Route::get("/{lang}/account/2fa", Enrolling, page),
+        Route::post("/{lang}/account/2fa", Enrolling, confirm),
+        Route::post("/{lang}/account/2fa/disable", Enrolling, disable),
+        Route::get("/{lang}/login/code", Anyone, login_code_page),
+        Route::post("/{lang}/login/code", Anyone, login_code),
+    ]
+}
 
 /// Session keys: the secret being enrolled, and the user who passed the
 /// password step but not yet the code.
@@ -27,17 +38,14 @@ pub const PENDING_AT: &str = "login_pending_at";
 /// The code step must follow the password step within this time.
 const PENDING_SECS: i64 = 300;
 
-fn failed(error: anyhow::Error) -> FormError {
-    tracing::error!(error = %format!("{error:#}"), "two-factor operation failed");
-    FormError::Unavailable
-}
-
-fn tfa_error(error: TwoFactorError) -> FormError {
-    match error {
-        TwoFactorError::BadCode => FormError::BadCode,
-        TwoFactorError::BadPassword => FormError::WrongCurrentPassword,
-        TwoFactorError::Throttled(secs) => FormError::Throttled(secs),
-        TwoFactorError::Db(e) => failed(e),
+impl From<TwoFactorError> for PageError {
+    fn from(error: TwoFactorError) -> Self {
+        match error {
+            TwoFactorError::BadCode => FormError::BadCode.into(),
+            TwoFactorError::BadPassword => FormError::WrongCurrentPassword.into(),
+            TwoFactorError::Throttled(secs) => FormError::Throttled(secs).into(),
+            TwoFactorError::Db(error) => PageError::Unavailable(error),
+        }
     }
 }
 
@@ -54,7 +62,8 @@ async fn page_view(
     let enrolment = if enabled {
         None
     } else {
-        // Keep one pending secret per session, so a reload shows the same QR.
+        // Keep one pending secret per session, so a reload (or the page
+        // shown again for a refused code) shows the same QR.
         let secret = match session.get::<String>(PENDING_SECRET).await? {
             Some(secret) => secret,
             None => {
@@ -74,49 +83,17 @@ async fn page_view(
     })
 }
 
-async fn show(
-    state: &AppState,
-    session: &Session,
-    current: &CurrentUser,
-    mut parts: Parts,
-    feedback: FormFeedback,
-) -> Response {
-    match page_view(state, session, current).await {
-        Ok(view) => {
-            if let Ok(uri) = format!("/{}/account/2fa", lang_of(&parts).code()).parse::<http::Uri>()
-            {
-                if parts.uri.path() != uri.path() {
-                    parts.uri = uri;
-                }
-            }
-            parts.extensions.insert(view);
-            render(state, parts, feedback).await
-        }
-        Err(error) => {
-            render(
-                state,
-                parts,
-                FormFeedback {
-                    error: Some(failed(error)),
-                    values: Vec::new(),
-                },
-            )
-            .await
-        }
-    }
-}
-
-fn lang_of(parts: &Parts) -> Lang {
-    app::context::lang_of_path(parts.uri.path()).unwrap_or_default()
-}
-
+/// The enrolment page; also shows a refused confirmation or disabling
+/// again (with that form's feedback).
 pub async fn page(
     State(state): State<Arc<AppState>>,
-    Extension(current): Extension<CurrentUser>,
+    Signed(current): Signed,
     session: Session,
-    parts: Parts,
-) -> Response {
-    show(&state, &session, &current, parts, FormFeedback::default()).await
+    mut parts: Parts,
+) -> PageResult {
+    let view = page_view(&state, &session, &current).await?;
+    parts.extensions.insert(view);
+    Ok(render(&state, parts, FormFeedback::default()).await)
 }
 
 #[derive(Deserialize)]
@@ -125,57 +102,22 @@ pub struct CodeForm {
     code: String,
     #[serde(default)]
     password: String,
-    #[serde(default)]
-    csrf: String,
 }
 
 /// Confirms enrolment with a first code; answers with the recovery codes.
 pub async fn confirm(
     State(state): State<Arc<AppState>>,
-    Extension(viewer): Extension<Viewer>,
-    Extension(current): Extension<CurrentUser>,
+    Signed(current): Signed,
     session: Session,
     mut parts: Parts,
-    Form(form): Form<CodeForm>,
-) -> Response {
-    let refuse = |error| FormFeedback {
-        error: Some(error),
-        values: Vec::new(),
-    };
-    if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
-        return show(
-            &state,
-            &session,
-            &current,
-            parts,
-            refuse(FormError::Forbidden),
-        )
-        .await;
-    }
-    let pending = match session.get::<String>(PENDING_SECRET).await {
-        Ok(Some(secret)) => secret,
-        Ok(None) => {
-            return show(
-                &state,
-                &session,
-                &current,
-                parts,
-                refuse(FormError::BadCode),
-            )
-            .await
-        }
-        Err(error) => {
-            return show(
-                &state,
-                &session,
-                &current,
-                parts,
-                refuse(failed(error.into())),
-            )
-            .await
-        }
-    };
-    match two_factor::confirm(
+    SameOrigin(form): SameOrigin<CodeForm>,
+) -> PageResult {
+    let pending = session
+        .get::<String>(PENDING_SECRET)
+        .await
+        .map_err(anyhow::Error::from)?
+        .ok_or(FormError::BadCode)?;
+    let codes = two_factor::confirm(
         &state.db,
         &state.clock,
         &current.user,
@@ -183,46 +125,24 @@ pub async fn confirm(
         &form.code,
         &state.sealer,
     )
-    .await
-    {
-        Ok(codes) => {
-            let _ = session.remove::<String>(PENDING_SECRET).await;
-            parts.extensions.insert(TwoFactorView {
-                enabled: true,
-                enrolment: None,
-                recovery_codes: codes,
-                required: false,
-            });
-            render(&state, parts, FormFeedback::default()).await
-        }
-        Err(error) => show(&state, &session, &current, parts, refuse(tfa_error(error))).await,
-    }
+    .await?;
+    let _ = session.remove::<String>(PENDING_SECRET).await;
+    parts.extensions.insert(TwoFactorView {
+        enabled: true,
+        enrolment: None,
+        recovery_codes: codes,
+        required: false,
+    });
+    Ok(render(&state, parts, FormFeedback::default()).await)
 }
 
 pub async fn disable(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
-    Extension(viewer): Extension<Viewer>,
-    Extension(current): Extension<CurrentUser>,
-    session: Session,
-    parts: Parts,
-    Form(form): Form<CodeForm>,
-) -> Response {
-    let refuse = |error| FormFeedback {
-        error: Some(error),
-        values: Vec::new(),
-    };
-    if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
-        return show(
-            &state,
-            &session,
-            &current,
-            parts,
-            refuse(FormError::Forbidden),
-        )
-        .await;
-    }
-    match two_factor::disable(
+    PageLang(lang): PageLang,
+    Signed(current): Signed,
+    SameOrigin(form): SameOrigin<CodeForm>,
+) -> PageResult {
+    two_factor::disable(
         &state.db,
         &state.clock,
         &state.sealer,
@@ -230,23 +150,20 @@ pub async fn disable(
         &form.password,
         &form.code,
     )
-    .await
-    {
-        Ok(()) => Redirect::to(&format!("/{lang}/account/2fa?done=off")).into_response(),
-        Err(error) => show(&state, &session, &current, parts, refuse(tfa_error(error))).await,
-    }
+    .await?;
+    Ok(redirect(lang, "/account/2fa?done=off"))
 }
 
 /// The second login step's page; without a pending login, back to step one.
 pub async fn login_code_page(
     State(state): State<Arc<AppState>>,
-    Path(lang): Path<String>,
+    PageLang(lang): PageLang,
     session: Session,
     parts: Parts,
-) -> Response {
+) -> PageResult {
     match pending_user(&state, &session).await {
-        Some(_) => render(&state, parts, FormFeedback::default()).await,
-        None => Redirect::to(&format!("/{lang}/login")).into_response(),
+        Some(_) => Ok(render(&state, parts, FormFeedback::default()).await),
+        None => Ok(redirect(lang, "/login")),
     }
 }
 
@@ -259,52 +176,32 @@ async fn pending_user(state: &AppState, session: &Session) -> Option<String> {
 pub async fn login_code(
     State(state): State<Arc<AppState>>,
     PageLang(lang): PageLang,
-    Extension(viewer): Extension<Viewer>,
-    Extension(ip): Extension<ClientIp>,
     session: Session,
     parts: Parts,
-    Form(form): Form<CodeForm>,
-) -> Response {
-    let refuse = |error| FormFeedback {
-        error: Some(error),
-        values: Vec::new(),
-    };
-    if !same_origin(&state, &parts.headers, &form.csrf, &viewer) {
-        return render(&state, parts, refuse(FormError::Forbidden)).await;
-    }
+    SameOrigin(form): SameOrigin<CodeForm>,
+) -> PageResult {
     let Some(user_id) = pending_user(&state, &session).await else {
-        return Redirect::to(&format!("/{}/login", lang.code())).into_response();
+        return Ok(redirect(lang, "/login"));
     };
-    let user = match user_by_id(&state.db, &user_id).await {
-        Ok(Some(user)) => user,
-        Ok(None) => return Redirect::to(&format!("/{}/login", lang.code())).into_response(),
-        Err(error) => return render(&state, parts, refuse(failed(error))).await,
+    let Some(user) = user_by_id(&state.db, &user_id).await? else {
+        return Ok(redirect(lang, "/login"));
     };
     let now = state.clock.now();
     // Wrong codes have a count of their own that locks this step; a right
     // password does not reset it.
-    let checked = two_factor::verify_counted(
+    let ip = client_ip(&parts);
+    two_factor::verify_counted(
         &state.db,
         &state.clock,
         &state.sealer,
         &user,
         &form.code,
-        Some(&ip.0),
-    );
-    match checked.await {
-        Ok(()) => {
-            let _ = session.remove::<String>(PENDING_USER).await;
-            // The whole login succeeded: both counts are forgiven.
-            if let Err(error) = throttle::clear_account(&state.db, &user.email).await {
-                return render(&state, parts, refuse(failed(error))).await;
-            }
-            match start_login(&session, &user.id, now).await {
-                Ok(()) => {
-                    Redirect::to(&super::auth::after_login(&session, lang).await).into_response()
-                }
-                Err(error) => render(&state, parts, refuse(failed(error))).await,
-            }
-        }
-        Err(error) => render(&state, parts, refuse(tfa_error(error))).await,
-    }
+        ip.as_deref(),
+    )
+    .await?;
+    let _ = session.remove::<String>(PENDING_USER).await;
+    // The whole login succeeded: both counts are forgiven.
+    throttle::clear_account(&state.db, &user.email).await?;
+    start_login(&session, &user.id, now).await?;
+    Ok(Redirect::to(&after_login(&session, lang).await).into_response())
 }

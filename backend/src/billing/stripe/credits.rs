@@ -18,9 +18,8 @@ use super::client::{Intent, StripeClient};
 use crate::jobs::Outcome;
 use crate::{audit, Clock, Db};
 
-/// Job: pass one credit note (the subject is its number) on to Stripe.
-pub const PASS_ON: &str = "stripe_credit";
-
+/// Job (`JobKind::StripeCredit`): pass one credit note (the subject is its
+/// number) on to Stripe.
 pub async fn pass_on(
     db: &Db,
     clock: &Clock,

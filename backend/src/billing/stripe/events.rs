@@ -28,8 +28,6 @@ use crate::jobs::{self, Outcome};
 use crate::{Clock, Db};
 
 /// The job kind that applies a stored event.
-pub const APPLY: &str = "stripe_event";
-pub use mirror::UNDELIVERABLE;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Received {
@@ -108,7 +106,7 @@ pub async fn receive(
         tx.commit().await.context("committing the event")?;
         return Ok(Received::Held);
     }
-    jobs::enqueue(&mut tx, APPLY, &envelope.id, now, now).await?;
+    jobs::enqueue(&mut tx, jobs::JobKind::StripeEvent, &envelope.id, now, now).await?;
     tx.commit().await.context("committing the event")?;
     Ok(Received::Queued)
 }
@@ -160,7 +158,7 @@ pub async fn release(db: &Db, clock: &Clock, event_id: &str, apply: bool) -> any
         .await
         .context("releasing the event")?;
     if done.rows_affected() == 1 && apply {
-        jobs::enqueue(&mut tx, APPLY, event_id, now, now).await?;
+        jobs::enqueue(&mut tx, jobs::JobKind::StripeEvent, event_id, now, now).await?;
     }
     tx.commit().await.context("committing")?;
     Ok(done.rows_affected() == 1)

@@ -19,10 +19,6 @@ use crate::jobs;
 use crate::servers::record_event;
 use crate::Db;
 
-/// Job: a payment arrived for an order we cannot deliver; end its
-/// subscription, refund it and tell the customer (subject: the order).
-pub const UNDELIVERABLE: &str = "stripe_undeliverable";
-
 /// One customer's events are applied one at a time, so an invoice and the
 /// checkout that links its subscription to a server never miss each other
 /// (SQLite's immediate transactions are serial already).
@@ -102,7 +98,7 @@ pub(super) async fn checkout(
     .await
     .context("finding the order's server")?;
     if state == "failed" || delivered_here.is_none() {
-        jobs::enqueue(tx, UNDELIVERABLE, order_id, now, now).await?;
+        jobs::enqueue(tx, jobs::JobKind::StripeUndeliverable, order_id, now, now).await?;
         return Ok(true);
     }
     if let Some(sub) = &subscription {
@@ -171,7 +167,7 @@ pub(super) async fn checkout_failed(
     .context("failing the order")?;
     if failed.rows_affected() == 1 {
         crate::orders::holds::release_order_hold(db, tx, order_id, "payment failed", now).await?;
-        jobs::enqueue(tx, UNDELIVERABLE, order_id, now, now).await?;
+        jobs::enqueue(tx, jobs::JobKind::StripeUndeliverable, order_id, now, now).await?;
     }
     Ok(true)
 }

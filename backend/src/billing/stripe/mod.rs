@@ -139,7 +139,7 @@ impl Billing for StripeBilling {
         let order = orders::get_any(db, order_id)
             .await?
             .context("no such order")?;
-        if order.state != "held" {
+        if order.state != crate::orders::OrderState::Held {
             // Paid already (or failed): the order page says which.
             return Ok(Checkout::Confirmed(Box::new(order)));
         }
@@ -177,9 +177,11 @@ impl Billing for StripeBilling {
         };
         let customer = customer(db, &self.client, &order.organization_id, &order.placed_by).await?;
         let lang = order_language(db, &order.user_id).await?;
-        let mut items = vec![line(price_id(db, &plan_key(&order.plan_id)).await?)];
+        let mut items = vec![line(price_id(db, &plan_key(order.plan_id.as_str())).await?)];
         for addon in &order.addons {
-            items.push(line(price_id(db, &addon_key(addon, &order.plan_id)).await?));
+            items.push(line(
+                price_id(db, &addon_key(addon, order.plan_id.as_str())).await?,
+            ));
         }
         if let Some(rate) = catalog::tax_rate_for(db, &self.client, &order).await? {
             for item in &mut items {

@@ -122,7 +122,8 @@ pub(super) async fn disputed(
     Ok(true)
 }
 
-/// Job: money arrived for an order we could not deliver (sold out while
+/// Job (`JobKind::StripeUndeliverable`): money arrived for an order we
+/// could not deliver (sold out while
 /// the customer paid, a second session of a paid order, a failed bank
 /// debit). The subscription ends now, its payment (if any) is refunded in
 /// full and the customer is told, in their language. Retried until Stripe

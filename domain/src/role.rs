@@ -1,0 +1,38 @@
+//! A member's role in an organization (DESIGN §5): owners do everything,
+//! technical members manage servers, billing members see money.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Owner,
+    Technical,
+    Billing,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Owner, Role::Technical, Role::Billing];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Technical => "technical",
+            Role::Billing => "billing",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == raw)
+    }
+
+    /// Orders and manages servers.
+    pub fn technical(self) -> bool {
+        matches!(self, Role::Owner | Role::Technical)
+    }
+
+    /// Sees invoices and payments.
+    pub fn money(self) -> bool {
+        matches!(self, Role::Owner | Role::Billing)
+    }
+}

@@ -1,0 +1,220 @@
+//! The route table: every portal and storefront route with who may use it,
+//! declared once, beside its handler, by the capability's HTTP module
+//! (`routes()` in each). The router, the sign-in protection, the two-factor
+//! enrolment rule, the page a refused form shows again and the
+//! authorization matrix test all read this table.
+
+use axum::handler::Handler;
+use axum::routing::MethodRouter;
+use backend::organizations::Role;
+use http::Method;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::startup::AppState;
+
+/// Who may use a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A cached storefront page: anyone, served without a session.
+    Storefront,
+    /// Anyone, signed in or not (sign-in, recovery, invitations, logout).
+    Anyone,
+    /// A signed-in user, even one who must still enrol in two-factor
+    /// authentication: the enrolment pages themselves.
+    Enrolling,
+    /// Any signed-in user.
+    SignedIn,
+    /// A member of the current organization with one of these roles. Staff
+    /// act for no organization, so never.
+    Members(&'static [Role]),
+    /// Staff accounts (with two-factor authentication in production).
+    Staff,
+}
+
+/// Roles that manage servers.
+pub const TECHNICAL: Access = Access::Members(&[Role::Owner, Role::Technical]);
+/// Roles that see money.
+pub const MONEY: Access = Access::Members(&[Role::Owner, Role::Billing]);
+/// Every member.
+pub const MEMBERS: Access = Access::Members(&[Role::Owner, Role::Technical, Role::Billing]);
+/// Owners only.
+pub const OWNERS: Access = Access::Members(&[Role::Owner]);
+
+impl Access {
+    /// Whether an anonymous visitor is sent to the login page.
+    pub fn needs_sign_in(self) -> bool {
+        !matches!(self, Access::Storefront | Access::Anyone)
+    }
+
+    /// Whether an organization's (or staff's) two-factor requirement
+    /// applies before the route answers.
+    pub fn needs_enrolment(self) -> bool {
+        self.needs_sign_in() && self != Access::Enrolling
+    }
+
+    /// Whether a signed-in user may use the route.
+    pub fn allows(self, is_staff: bool, role: Option<Role>) -> bool {
+        match self {
+            Access::Members(roles) => !is_staff && role.is_some_and(|r| roles.contains(&r)),
+            Access::Staff => is_staff,
+            _ => true,
+        }
+    }
+}
+
+/// One route: a method on a path pattern, who may use it, and its handler
+/// (or none: the Leptos page of the same path renders it).
+pub struct Route {
+    pub method: Method,
+    pub path: &'static str,
+    pub access: Access,
+    pub(crate) handler: Option<MethodRouter<Arc<AppState>>>,
+}
+
+impl Route {
+    pub fn get<H, T>(path: &'static str, access: Access, handler: H) -> Route
+    where
+        H: Handler<T, Arc<AppState>>,
+        T: 'static,
+    {
+        Route {
+            method: Method::GET,
+            path,
+            access,
+            handler: Some(axum::routing::get(handler)),
+        }
+    }
+
+    pub fn post<H, T>(path: &'static str, access: Access, handler: H) -> Route
+    where
+        H: Handler<T, Arc<AppState>>,
+        T: 'static,
+    {
+        Route {
+            method: Method::POST,
+            path,
+            access,
+            handler: Some(axum::routing::post(handler)),
+        }
+    }
+
+    /// A page the Leptos route of the same path renders, needing no data of
+    /// the caller's organization.
+    pub fn page(path: &'static str, access: Access) -> Route {
+        Route {
+            method: Method::GET,
+            path,
+            access,
+            handler: None,
+        }
+    }
+}
+
+/// Every declared route, capability by capability.
+pub fn all() -> Vec<Route> {
+    use super::{
+        accounts, alerts, billing, console, finance, hosts, members, orders, servers, staff,
+        storefront, stripe, two_factor,
+    };
+    [
+        storefront::routes(),
+        accounts::routes(),
+        two_factor::routes(),
+        members::routes(),
+        staff::routes(),
+        orders::routes(),
+        servers::routes(),
+        super::power::routes(),
+        super::cancellation::routes(),
+        super::snapshots::routes(),
+        super::maintenance::routes(),
+        console::routes(),
+        super::keys::routes(),
+        alerts::routes(),
+        hosts::routes(),
+        super::staff_maintenance::routes(),
+        super::staff_orders::routes(),
+        billing::routes(),
+        stripe::routes(),
+        finance::routes(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The table without handlers, for the middleware that enforces it.
+#[derive(Debug, Default)]
+pub struct Rules {
+    by_route: HashMap<(Method, &'static str), Access>,
+    by_path: HashMap<&'static str, Access>,
+    pages: Vec<&'static str>,
+}
+
+impl Rules {
+    pub fn new(routes: &[Route]) -> Rules {
+        let mut rules = Rules::default();
+        for r in routes {
+            if let Some(earlier) = rules.by_route.insert((r.method.clone(), r.path), r.access) {
+                panic!("{} {} is declared twice ({earlier:?})", r.method, r.path);
+            }
+            // A method the path doesn't have (405) is guarded like the
+            // strictest one it has.
+            let strictest = match rules.by_path.get(r.path) {
+                Some(a) if !a.needs_sign_in() => r.access,
+                Some(a) => *a,
+                None => r.access,
+            };
+            rules.by_path.insert(r.path, strictest);
+            // Storefront pages are served by the page cache, not the
+            // portal's router: a form posted under one shows its own address.
+            if r.method == Method::GET && r.access != Access::Storefront {
+                rules.pages.push(r.path);
+            }
+        }
+        rules
+    }
+
+    /// The rule of the route a request matched (its pattern); `None` for
+    /// requests that matched no declared route (the 404 page).
+    pub fn access(&self, method: &Method, pattern: &str) -> Option<Access> {
+        self.by_route
+            .get(&(method.clone(), pattern))
+            .or_else(|| self.by_path.get(pattern))
+            .copied()
+    }
+
+    /// How many path segments of a request to this pattern make the address
+    /// of the page its form is on: the longest page whose pattern begins the
+    /// route's (`/{lang}/servers/{id}` for `/{lang}/servers/{id}/rename`).
+    pub fn page_segments(&self, pattern: &str) -> Option<usize> {
+        let wanted: Vec<&str> = pattern.split('/').collect();
+        self.pages
+            .iter()
+            .map(|p| p.split('/').collect::<Vec<_>>())
+            .filter(|p| p.len() <= wanted.len() && wanted[..p.len()] == p[..])
+            .map(|p| p.len())
+            .max()
+    }
+}
+
+/// Every route as (method, path pattern), sorted: what the authorization
+/// matrix must have a row for.
+pub fn inventory() -> Vec<(String, String)> {
+    let mut routes: Vec<(String, String)> = all()
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_owned()))
+        .collect();
+    routes.sort();
+    routes
+}
+
+/// Every route with its rule, for tests that check the declaration against
+/// what the server answers.
+pub fn declared() -> Vec<(String, String, Access)> {
+    all()
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_owned(), r.access))
+        .collect()
+}

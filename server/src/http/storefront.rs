@@ -1,0 +1,11 @@
+//! The public storefront pages, rendered by Leptos and served from the page
+//! cache (`page_cache.rs`): no session, no handler of their own.
+
+use super::routes::{Access, Route};
+
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::page("/{lang}", Access::Storefront),
+        Route::page("/{lang}/configure", Access::Storefront),
+    ]
+}

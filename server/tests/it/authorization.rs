@@ -1,0 +1,626 @@
+//! The authorization matrix: every route of the application, requested by
+//! each kind of caller, gets exactly the answer in its row. A route without
+//! a row fails the test, so new routes must say who may use them.
+//!
+//! Callers: anonymous; `other` (owner of another organization); technical,
+//! billing and owner members of organization A; staff (no organization).
+
+use crate::common::{self, TestApp, TestDb};
+use std::collections::BTreeSet;
+
+on_both_databases!(every_route_answers_each_caller_as_its_row_says);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Want {
+    /// 200 with the page.
+    Ok,
+    /// 303 to a path starting with this.
+    Redirect(&'static str),
+    Status(u16),
+}
+
+use Want::{Ok, Redirect, Status};
+
+const LOGIN: Want = Redirect("/en/login");
+const DENIED: Want = Status(403);
+
+/// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
+/// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`;
+/// paths may name `{order_a}`, `{server_a}` and `{invoice_a}` (A's owner's order).
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    [Want; 6],
+);
+
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    ("GET", "/{lang}", "/en", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    (
+        "GET",
+        "/{lang}/configure",
+        "/en/configure?plan=g-ada&site=fra",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/login",
+        "/en/login",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/signup",
+        "/en/signup",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/verify",
+        "/en/verify?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/forgot",
+        "/en/forgot",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/reset",
+        "/en/reset?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/invite",
+        "/en/invite?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/account",
+        "/en/account",
+        &[],
+        [LOGIN, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/members",
+        "/en/members",
+        &[],
+        [LOGIN, Ok, DENIED, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/audit",
+        "/en/audit",
+        &[],
+        [LOGIN, Ok, DENIED, DENIED, Ok, DENIED],
+    ),
+    ("GET", "/{lang}/staff", "/en/staff", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("GET", "/{lang}/staff/outbox", "/en/staff/outbox", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("GET", "/{lang}/account/2fa", "/en/account/2fa", &[], [LOGIN, Ok, Ok, Ok, Ok, Ok]),
+    ("POST", "/{lang}/account/2fa", "/en/account/2fa", &[("code", "000000")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("POST", "/{lang}/account/2fa/disable", "/en/account/2fa/disable", &[("password", "wrong wrong wrong"), ("code", "000000")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    // Without a password step just passed, the code step sends to the login.
+    ("GET", "/{lang}/login/code", "/en/login/code", &[], [LOGIN; 6]),
+    ("POST", "/{lang}/login/code", "/en/login/code", &[("code", "000000")], [LOGIN; 6]),
+    ("GET", "/{lang}/email", "/en/email?token=x", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    ("POST", "/{lang}/email", "/en/email", &[("token", "nope")], [Status(422); 6]),
+    ("POST", "/{lang}/account/email", "/en/account/email", &[("email", "new@x.example"), ("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("POST", "/{lang}/account/delete", "/en/account/delete", &[("current", "wrong wrong wrong")], [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)]),
+    ("GET", "/{lang}/staff/audit", "/en/staff/audit", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    // Acting on organization A's technical member: `other` is refused
+    // because that member is not in their organization.
+    (
+        "POST",
+        "/{lang}/members/{action}",
+        "/en/members/role",
+        &[("user_id", "{tech}"), ("role", "technical")],
+        [
+            LOGIN,
+            Status(404),
+            DENIED,
+            DENIED,
+            Redirect("/en/members?done=1"),
+            DENIED,
+        ],
+    ),
+    (
+        "POST",
+        "/{lang}/account/organization",
+        "/en/account/organization",
+        &[("organization", "{org_a}")],
+        [
+            LOGIN,
+            DENIED,
+            Redirect("/en/account"),
+            Redirect("/en/account"),
+            Redirect("/en/account"),
+            DENIED,
+        ],
+    ),
+    (
+        "POST",
+        "/{lang}/account/password",
+        "/en/account/password",
+        &[
+            ("current", "wrong wrong wrong"),
+            ("password", "amber lantern meadow"),
+            ("repeat", "amber lantern meadow"),
+        ],
+        [LOGIN, Status(401), Status(401), Status(401), Status(401), Status(401)],
+    ),
+    (
+        "POST",
+        "/{lang}/invite",
+        "/en/invite",
+        &[("token", "nope")],
+        [LOGIN, Status(422), Status(422), Status(422), Status(422), Status(422)],
+    ),
+    (
+        "POST",
+        "/{lang}/signup",
+        "/en/signup",
+        &[("name", "X"), ("email", "bad-{caller}"), ("password", "x")],
+        [Status(422); 6],
+    ),
+    (
+        "POST",
+        "/{lang}/login",
+        "/en/login",
+        &[
+            ("email", "nobody-{caller}@example.com"),
+            ("password", "wrong wrong wrong"),
+        ],
+        [Status(401); 6],
+    ),
+    (
+        "POST",
+        "/{lang}/verify",
+        "/en/verify",
+        &[("token", "nope")],
+        [Status(422); 6],
+    ),
+    (
+        "POST",
+        "/{lang}/forgot",
+        "/en/forgot",
+        &[("email", "nobody-{caller}@example.com")],
+        [Redirect("/en/forgot?sent=1"); 6],
+    ),
+    (
+        "POST",
+        "/{lang}/reset",
+        "/en/reset",
+        &[("token", "nope"), ("password", "amber lantern meadow")],
+        [Status(422); 6],
+    ),
+    (
+        "GET",
+        "/{lang}/order",
+        "/en/order?plan=g-ada&site=fra",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/order",
+        "/en/order",
+        &[("intent", "update"), ("plan", "g-ada"), ("site", "fra"), ("country", "NL")],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/orders",
+        "/en/orders",
+        &[],
+        [LOGIN, Ok, Ok, Ok, Ok, DENIED],
+    ),
+    // Placed by A's owner: technical members see only their own orders.
+    (
+        "GET",
+        "/{lang}/orders/{id}",
+        "/en/orders/{order_a}",
+        &[],
+        [LOGIN, Status(404), Status(404), Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers",
+        "/en/servers",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers/{id}",
+        "/en/servers/{server_a}",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/servers/{id}/progress",
+        "/en/servers/{server_a}/progress",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/servers/{id}/rename",
+        "/en/servers/{server_a}/rename",
+        &[("name", "renamed-by-{caller}")],
+        [
+            LOGIN,
+            Status(404),
+            Redirect("/en/servers/"),
+            DENIED,
+            Redirect("/en/servers/"),
+            DENIED,
+        ],
+    ),
+    // The root password, once (technical takes it; the owner then sees the
+    // page without it).
+    ("POST", "/{lang}/servers/{id}/reveal", "/en/servers/{server_a}/reveal", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    // Unconfirmed: the server page again with the error; another
+    // organization's server is not found even then.
+    ("POST", "/{lang}/servers/{id}/reboot", "/en/servers/{server_a}/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/power_cycle", "/en/servers/{server_a}/power_cycle", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/cancel", "/en/servers/{server_a}/cancel", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    // Nothing scheduled: nothing to take back.
+    ("POST", "/{lang}/servers/{id}/revoke", "/en/servers/{server_a}/revoke", &[], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    ("POST", "/{lang}/servers/{id}/snapshot", "/en/servers/{server_a}/snapshot", &[("name", "")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/restore", "/en/servers/{server_a}/restore", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/delete-snapshot", "/en/servers/{server_a}/delete-snapshot", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/maintenance-accept", "/en/servers/{server_a}/maintenance-accept", &[("window", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    ("POST", "/{lang}/servers/{id}/maintenance-propose", "/en/servers/{server_a}/maintenance-propose", &[("window", "nope"), ("at", "2030-01-01 10:00")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    (
+        "GET",
+        "/{lang}/servers/{id}/console/{kind}",
+        "/en/servers/{server_a}/console/serial",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    // A console ticket (JSON): A's technical members only.
+    (
+        "POST",
+        "/{lang}/servers/{id}/console/{kind}",
+        "/en/servers/{server_a}/console/vnc",
+        &[],
+        [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
+    ),
+    // The tunnel itself: without a ticket and an Origin, nobody.
+    (
+        "GET",
+        "/{lang}/servers/{id}/console/{kind}/ws",
+        "/en/servers/{server_a}/console/vnc/ws",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/keys",
+        "/en/keys",
+        &[],
+        [LOGIN, Ok, Ok, DENIED, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/keys/add",
+        "/en/keys/add",
+        &[("public_key", "not a key")],
+        [LOGIN, Status(422), Status(422), DENIED, Status(422), DENIED],
+    ),
+    // Keys are the user's own: another's id is not found.
+    ("POST", "/{lang}/keys/delete", "/en/keys/delete", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    // Anyone may ask for a stock alert and use an unsubscribe link.
+    (
+        "POST",
+        "/{lang}/alerts",
+        "/en/alerts",
+        &[("email", "alert-{caller}@example.com"), ("plan", "g-l40s-x2"), ("site", "tyo")],
+        [Redirect("/en/configure?plan=g-l40s-x2&site=tyo&alert=1"); 6],
+    ),
+    (
+        "GET",
+        "/{lang}/alerts/unsubscribe",
+        "/en/alerts/unsubscribe?token=x",
+        &[],
+        [Ok, Ok, Ok, Ok, Ok, Ok],
+    ),
+    (
+        "POST",
+        "/{lang}/alerts/unsubscribe",
+        "/en/alerts/unsubscribe",
+        &[("token", "nope")],
+        [Redirect("/en/alerts/unsubscribe?done=0"); 6],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/hosts",
+        "/en/staff/hosts",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    // Staff forms on the hosts page: refused for want of a real host (or a
+    // count), so nothing changes.
+    ("POST", "/{lang}/staff/hosts/add", "/en/staff/hosts/add", &[("site", "fra"), ("plan", "g-ada"), ("count", "0")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(422)]),
+    ("POST", "/{lang}/staff/hosts/set", "/en/staff/hosts/set", &[("name", "no-such-host"), ("state", "free")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/hosts/degrade", "/en/staff/hosts/degrade", &[("name", "no-such-host"), ("reason", "fan")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/hosts/propose", "/en/staff/hosts/propose", &[("name", "no-such-host"), ("at", "2030-01-01 10:00"), ("hours", "2")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/hosts/confirm", "/en/staff/hosts/confirm", &[("window", "nope")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(409)]),
+    (
+        "GET",
+        "/{lang}/staff/orders",
+        "/en/staff/orders",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    (
+        "GET",
+        "/{lang}/billing",
+        "/en/billing",
+        &[],
+        [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/billing/profile",
+        "/en/billing/profile",
+        &[("legal_name", ""), ("country", "DE")],
+        [LOGIN, Status(422), DENIED, Status(422), Status(422), DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/billing/export",
+        "/en/billing/export?month=2026-11",
+        &[],
+        [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/invoices/{id}",
+        "/en/invoices/{invoice_a}",
+        &[],
+        [LOGIN, Status(404), DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/finance",
+        "/en/staff/finance",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    // Finance forms: no such invoice or credit note, or no amount.
+    ("POST", "/{lang}/staff/finance/paid", "/en/staff/finance/paid", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/void", "/en/staff/finance/void", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/uncollectible", "/en/staff/finance/uncollectible", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/refunded", "/en/staff/finance/refunded", &[("credit_note", "no-such-note")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/credit", "/en/staff/finance/credit", &[("organization", "{org_a}"), ("amount", "0"), ("reason", "goodwill")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(422)]),
+    (
+        "GET",
+        "/{lang}/staff/finance/invoices/{id}",
+        "/en/staff/finance/invoices/{invoice_a}",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    (
+        "POST",
+        "/{lang}/billing/portal",
+        "/en/billing/portal",
+        &[],
+        [
+            LOGIN,
+            Redirect("/en/billing"),
+            DENIED,
+            Redirect("/en/billing"),
+            Redirect("/en/billing"),
+            DENIED,
+        ],
+    ),
+    // Already paid: back to the order.
+    (
+        "POST",
+        "/{lang}/orders/{id}/pay",
+        "/en/orders/{order_a}/pay",
+        &[],
+        [
+            LOGIN,
+            Status(404),
+            Redirect("/en/orders/"),
+            DENIED,
+            Redirect("/en/orders/"),
+            DENIED,
+        ],
+    ),
+    (
+        "GET",
+        "/{lang}/invoices/{id}/pdf",
+        "/en/invoices/{invoice_a}/pdf",
+        &[],
+        [LOGIN, Status(404), DENIED, Ok, Ok, DENIED],
+    ),
+    (
+        "GET",
+        "/{lang}/staff/finance/invoices/{id}/pdf",
+        "/en/staff/finance/invoices/{invoice_a}/pdf",
+        &[],
+        [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    // Last: it ends the sessions.
+    (
+        "POST",
+        "/{lang}/logout",
+        "/en/logout",
+        &[],
+        [Redirect("/en/login?done=logout"); 6],
+    ),
+];
+
+async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
+    let routes: BTreeSet<(String, String)> =
+        server::startup::route_inventory().into_iter().collect();
+    let rows: BTreeSet<(String, String)> = ROWS
+        .iter()
+        .map(|r| (r.0.to_owned(), r.1.to_owned()))
+        .collect();
+    let missing: Vec<_> = routes.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&routes).collect();
+    assert!(
+        missing.is_empty(),
+        "routes without a row in the authorization matrix: {missing:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "rows for routes that no longer exist: {stale:?}"
+    );
+
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner A", "Org A").await;
+    let other = app.member("owner@b.example", "Owner B", "Org B").await;
+    let joined = [
+        app.invite(&owner, "tech@a.example", "technical").await,
+        app.invite(&owner, "bill@a.example", "billing").await,
+    ];
+    let members = app.get_as(&owner, "/en/members").await.body;
+    let tech_id = {
+        let at = members
+            .find("data-member=\"tech@a.example\"")
+            .expect("tech row");
+        let rest = &members[at..];
+        let v = &rest[rest.find("name=\"user_id\" value=\"").expect("id") + 22..];
+        v.split('"').next().unwrap_or_default().to_owned()
+    };
+    let account = app.get_as(&joined[0], "/en/account").await.body;
+    let org_a = account
+        .split("<option value=\"")
+        .skip(1)
+        .find(|o| o.contains("\" selected"))
+        .and_then(|o| o.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let staff = app.staff("ops@host.example").await;
+    // An order and its server in organization A, placed by its owner.
+    let placed = app
+        .place_order(&owner, "g-ada", "ams", &[("name", "a-box")])
+        .await;
+    let server_a = common::server_id(placed.location());
+    let server_page = app
+        .get_as(&owner, &format!("/en/servers/{server_a}"))
+        .await
+        .body;
+    let order_a = server_page
+        .split("href=\"/en/orders/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!order_a.is_empty() && !server_a.is_empty());
+    // Its first invoice, issued once the server runs.
+    app.wait_for_server(&owner, &server_a).await;
+    let mut invoice_a = String::new();
+    for _ in 0..100 {
+        let billing = app.get_as(&owner, "/en/billing").await.body;
+        if let Some(id) = billing
+            .split("href=\"/en/invoices/")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+        {
+            invoice_a = id.to_owned();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!invoice_a.is_empty(), "the first invoice");
+    let callers = [
+        app.browser(),
+        other,
+        joined[0].clone(),
+        joined[1].clone(),
+        owner,
+        staff,
+    ];
+    let names = [
+        "anonymous",
+        "other",
+        "technical",
+        "billing",
+        "owner",
+        "staff",
+    ];
+    assert_eq!(callers.len(), ROWS[0].4.len(), "one caller per column");
+
+    // `other` sees its own organization, never A's.
+    let seen = app.get_as(&callers[1], "/en/members").await.body;
+    assert!(seen.contains("owner@b.example") && !seen.contains("tech@a.example"));
+    let seen = app.get_as(&callers[1], "/en/audit").await.body;
+    assert!(!seen.contains("owner@a.example") && !seen.contains("tech@a.example"));
+
+    // Staff see every organization's trail.
+    let all = app.get_as(&callers[5], "/en/staff/audit").await.body;
+    assert!(
+        all.contains("owner@a.example")
+            && all.contains("owner@b.example")
+            && all.contains("staff.created")
+    );
+
+    let mut failures = Vec::new();
+    for (method, _, path, fields, wants) in ROWS {
+        let path = &path
+            .replace("{order_a}", &order_a)
+            .replace("{server_a}", &server_a)
+            .replace("{invoice_a}", &invoice_a);
+        for (i, caller) in callers.iter().enumerate() {
+            let fields: Vec<(&str, String)> = fields
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        *k,
+                        v.replace("{tech}", &tech_id)
+                            .replace("{org_a}", &org_a)
+                            .replace("{caller}", names[i]),
+                    )
+                })
+                .collect();
+            let page = if *method == "GET" {
+                app.get_as(caller, path).await
+            } else {
+                let refs: Vec<(&str, &str)> =
+                    fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                app.post_as(caller, "/en/login", path, &refs, &[]).await
+            };
+            let got = match page.status {
+                200 => Ok,
+                303 => Redirect(""),
+                s => Status(s),
+            };
+            let matches = match wants[i] {
+                Redirect(prefix) => got == Redirect("") && page.location().starts_with(prefix),
+                want => got == want,
+            };
+            if !matches {
+                failures.push(format!(
+                    "{method} {path} as {}: wanted {:?}, got {} {}",
+                    names[i],
+                    wants[i],
+                    page.status,
+                    page.location()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    app.finish().await;
+}

@@ -1,0 +1,42 @@
+//! The server's integration tests, in one test binary.
+//!
+//! Each file under `tests/` used to be a test crate of its own, and each of
+//! those binaries linked the whole server (axum, Leptos, sqlx, the Stripe
+//! client): 27 link steps of a large binary on every change, and 27
+//! binaries in the target folder. As modules of this one crate they are
+//! compiled and linked once, and `cargo test` runs them all in one process
+//! (so nothing here may assume a process of its own: every test gets its
+//! own database, temporary folder and ports).
+//!
+//! One area: `cargo test -p server --test it orders::`.
+
+#[macro_use]
+mod common;
+
+mod account_lifecycle;
+mod accounts;
+mod authorization;
+mod billing;
+mod cancellation;
+mod console;
+mod console_bench;
+mod contention;
+mod crash;
+mod failures;
+mod fuzz;
+mod mail_delivery;
+mod maintenance;
+mod operations;
+mod orders;
+mod organizations;
+mod outage;
+mod provisioning;
+mod races;
+mod security;
+mod snapshots;
+mod stock;
+mod storefront;
+mod stripe;
+mod stripe_double;
+mod two_factor;
+mod vat_ids;

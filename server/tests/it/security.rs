@@ -1,0 +1,408 @@
+//! Holes a security review found (issue 12), each proved closed through the
+//! public surface: sessions that came back after logout, sessions that
+//! expired while in use, language segments that skipped sign-in and the
+//! two-factor rule, and redirects that left the site.
+
+use crate::common::{self, strip_tags, TestApp, TestDb};
+use backend::Clock;
+use server::http::session_store::DbSessionStore;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::SessionStore;
+
+on_both_databases!(
+    a_logged_out_session_stays_gone,
+    idle_means_idle,
+    unknown_languages_are_not_found,
+    no_redirect_leaves_the_site,
+    an_add_on_named_twice_is_charged_once,
+    records_past_their_retention_are_purged_and_the_audit_log_stays,
+    a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row,
+    development_mode_refuses_a_public_address,
+    parallel_password_guesses_face_the_limit
+);
+
+/// A request in flight when logout deleted the session saves it at its end;
+/// that save must not bring the session back.
+async fn a_logged_out_session_stays_gone(db: TestDb) {
+    let clock = Clock::manual(1_796_000_010);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let db = backend::Db::connect(&app.database_url, 2)
+        .await
+        .expect("connecting");
+    let store = DbSessionStore {
+        db,
+        clock: clock.clone(),
+    };
+    let mut record = Record {
+        id: Id::default(),
+        data: [("user_id".to_owned(), serde_json::json!("u-1"))].into(),
+        expiry_date: tower_sessions::cookie::time::OffsetDateTime::now_utc(),
+    };
+    store.create(&mut record).await.expect("creating");
+    assert!(store.load(&record.id).await.expect("loading").is_some());
+    // Logout (or a password reset ending every session) deletes it…
+    store.delete(&record.id).await.expect("deleting");
+    // …while a slower request of the same browser saves it at its end.
+    store.save(&record).await.expect("saving");
+    assert!(
+        store.load(&record.id).await.expect("loading").is_none(),
+        "a deleted session came back"
+    );
+    app.finish().await;
+}
+
+/// An active user stays signed in past 30 minutes from login; 30 idle
+/// minutes end the session.
+async fn idle_means_idle(db: TestDb) {
+    let clock = Clock::manual(1_796_000_010);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let b = app.member("busy@example.com", "Busy", "").await;
+    for minute in [10, 20, 30, 40, 50] {
+        clock.advance(10 * 60);
+        let page = app.get_as(&b, "/en/account").await;
+        assert_eq!(page.status, 200, "still signed in at minute {minute}");
+    }
+    clock.advance(29 * 60);
+    assert_eq!(app.get_as(&b, "/en/account").await.status, 200);
+    clock.advance(30 * 60 + 1);
+    assert_eq!(
+        app.get_as(&b, "/en/account").await.location(),
+        "/en/login?done=login",
+        "30 idle minutes end the session"
+    );
+    app.finish().await;
+}
+
+/// Sign-in and the two-factor rule are decided for every portal route, not
+/// only under `/zh` and `/en`: another first segment is a 404.
+async fn unknown_languages_are_not_found(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    for path in [
+        "/xx/servers",
+        "/xx/members",
+        "/xx/billing/export",
+        "/xx/orders",
+    ] {
+        let page = app.get(path).await;
+        assert_eq!(page.status, 404, "anonymous {path}: {}", page.body);
+    }
+    // A member whose organization requires 2FA they have not set up.
+    let owner = app.member("owner@lax.example", "Owner", "Lax Ltd").await;
+    let page = app
+        .post_as(
+            &owner,
+            "/en/members",
+            "/en/members/two-factor",
+            &[("role", "required")],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/members?done=1");
+    assert_eq!(
+        app.get_as(&owner, "/en/members").await.location(),
+        "/en/account/2fa"
+    );
+    for path in [
+        "/xx/members",
+        "/xx/billing/export",
+        "/de/audit",
+        "/EN/members",
+    ] {
+        let page = app.get_as(&owner, path).await;
+        assert_eq!(page.status, 404, "{path}: {}", page.body);
+        assert!(!page.body.contains("owner@lax.example"), "{path} leaked");
+    }
+    let page = app
+        .post_as(
+            &owner,
+            "/en/members",
+            "/xx/members/two-factor",
+            &[("role", "optional")],
+            &[],
+        )
+        .await;
+    assert_eq!(
+        page.status, 404,
+        "a post under another segment changes nothing"
+    );
+    app.finish().await;
+}
+
+/// Paths whose first segment is an encoded slash or backslash used to
+/// redirect to `//evil.com/login` and `/\evil.com/login`.
+async fn no_redirect_leaves_the_site(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    for path in [
+        "/%2Fevil.com/login/code",
+        "/%5Cevil.com/login/code",
+        "/%2F%2Fevil.com/login/code",
+        "/%2Fevil.com/servers",
+    ] {
+        let page = app.get(path).await;
+        let location = page.location().to_owned();
+        assert!(
+            !location.starts_with("//")
+                && !location.starts_with("/\\")
+                && !location.contains("evil"),
+            "{path} redirected to {location}"
+        );
+        assert_eq!(page.status, 404, "{path}");
+    }
+    app.finish().await;
+}
+
+/// A form that names the same add-on twice (a crafted post, or a browser
+/// repeating a checkbox) pays for it once, in the summary and the order.
+async fn an_add_on_named_twice_is_charged_once(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("twice@a.example", "Owner", "Twice Ltd").await;
+    let (csrf, key) = app.order_form(&owner, "g-ada", "fra").await;
+    let fields = [
+        ("addons", "offsite-backup"),
+        ("addons", "offsite-backup"),
+        ("country", "DE"),
+    ];
+    let mut preview: Vec<(&str, &str)> = vec![
+        ("plan", "g-ada"),
+        ("site", "fra"),
+        ("idempotency_key", &key),
+        ("csrf", &csrf),
+        ("intent", "update"),
+        ("name", "box-1"),
+        ("image", "debian-13"),
+    ];
+    preview.extend_from_slice(&fields);
+    let page = owner
+        .post(format!("{}/en/order", app.base))
+        .form(&preview)
+        .send()
+        .await
+        .expect("updating the summary");
+    let text = strip_tags(&page.text().await.expect("body"));
+    assert!(text.contains("Monthly price ex VAT€254.00"), "{text}");
+    assert!(text.contains("Total per month€302.26"), "{text}");
+    let placed = app
+        .post_order(&owner, "g-ada", "fra", &key, &csrf, &fields)
+        .await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    let orders = strip_tags(&app.get_as(&owner, "/en/orders").await.body);
+    assert!(orders.contains("€302.26"), "{orders}");
+    assert!(!orders.contains("€320.11"), "charged twice: {orders}");
+    app.finish().await;
+}
+
+async fn count(db: &backend::Db, table: &str) -> i64 {
+    sqlx::query_scalar(&format!("select count(*) from {table}"))
+        .fetch_one(&db.pool)
+        .await
+        .expect("counting")
+}
+
+/// Sessions, failed logins and rate-limit events are deleted on the
+/// workers' schedule once past their retention; the audit log is not.
+async fn records_past_their_retention_are_purged_and_the_audit_log_stays(db: TestDb) {
+    let clock = Clock::manual(1_796_000_010);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    let email = "keep@example.com";
+    let b = app.member(email, "Keep", "").await;
+    let wrong = app.browser();
+    app.post_as(
+        &wrong,
+        "/en/login",
+        "/en/login",
+        &[("email", email), ("password", "not it at all")],
+        &[],
+    )
+    .await;
+    app.post_as(&wrong, "/en/forgot", "/en/forgot", &[("email", email)], &[])
+        .await;
+    let db = backend::Db::connect(&app.database_url, 2)
+        .await
+        .expect("connecting");
+    for table in ["sessions", "login_failures", "rate_events"] {
+        assert!(count(&db, table).await > 0, "{table} has rows to purge");
+    }
+    let audit = count(&db, "audit_log").await;
+    assert!(audit > 0);
+
+    clock.advance(100 * 86_400);
+    let mut left = Vec::new();
+    for _ in 0..100 {
+        left.clear();
+        for table in ["sessions", "login_failures", "rate_events"] {
+            let n = count(&db, table).await;
+            if n > 0 {
+                left.push((table, n));
+            }
+        }
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(left.is_empty(), "not purged: {left:?}");
+    assert_eq!(
+        count(&db, "audit_log").await,
+        audit,
+        "the audit log is kept"
+    );
+    assert_eq!(
+        app.get_as(&b, "/en/account").await.location(),
+        "/en/login?done=login",
+        "the purged session is over"
+    );
+    app.finish().await;
+}
+
+async fn ids(db: &backend::Db, table: &str) -> Vec<String> {
+    sqlx::query_scalar(&format!("select id from {table} order by id"))
+        .fetch_all(&db.pool)
+        .await
+        .expect("reading ids")
+}
+
+/// `server backup` copies a serving SQLite database consistently; the copy
+/// starts as a working product with every order, invoice and audit row.
+/// PostgreSQL is backed up with its own tools, and the command says so.
+async fn a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("saved@a.example", "Owner", "Saved Ltd").await;
+    let placed = app
+        .place_order(&owner, "g-ada", "fra", &[("name", "kept-1")])
+        .await;
+    let id = common::server_id(placed.location());
+    app.wait_for_server(&owner, &id).await;
+    app.wait_for(&owner, "/en/billing", "INV-").await;
+    let dir = common::TempDir::new();
+    let file = format!("{}/backup.db", dir.path);
+    let (ok, out) = app.ops(&["backup", "--to", &file]);
+    if matches!(db, TestDb::Postgres) {
+        assert!(!ok && out.contains("pg_dump"), "{out}");
+        app.finish().await;
+        return;
+    }
+    assert!(ok, "{out}");
+    let (again, out) = app.ops(&["backup", "--to", &file]);
+    assert!(!again && out.contains("never overwrite"), "{out}");
+    let live = backend::Db::connect(&app.database_url, 1)
+        .await
+        .expect("live");
+    let copy = backend::Db::connect(&format!("sqlite:{file}"), 1)
+        .await
+        .expect("copy");
+    for table in ["orders", "servers", "invoices", "audit_log", "users"] {
+        let kept = ids(&live, table).await;
+        assert!(!kept.is_empty(), "{table}");
+        assert_eq!(ids(&copy, table).await, kept, "{table}");
+    }
+    copy.pool.close().await;
+    let restored = TestApp::spawn_configured(TestDb::Sqlite, Clock::system(), |config| {
+        config.database_url = server::config::Redacted(format!("sqlite:{file}"));
+        config.run_workers = false;
+    })
+    .await;
+    let b = restored.browser();
+    let page = restored
+        .post_as(
+            &b,
+            "/en/login",
+            "/en/login",
+            &[("email", "saved@a.example"), ("password", common::PASSWORD)],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/account", "{}", page.body);
+    let servers = restored.get_as(&b, "/en/servers").await;
+    assert!(servers.body.contains("kept-1"), "{}", servers.body);
+    let billing = strip_tags(&restored.get_as(&b, "/en/billing").await.body);
+    assert!(
+        billing.contains("INV-2026-000001") || billing.contains("INV-"),
+        "{billing}"
+    );
+    restored.finish().await;
+    app.finish().await;
+}
+
+/// A forgotten `APP_ENV` must not put development mode (insecure cookies,
+/// a public sealing key, demo hosts, the mail outbox) on the internet.
+async fn development_mode_refuses_a_public_address(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (ok, out) = app.ops_env(
+        &["serve"],
+        &[
+            ("PUBLIC_BASE_URL", "https://gpu.example.com"),
+            ("LISTEN_ADDR", "127.0.0.1:0"),
+        ],
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("refusing to serve https://gpu.example.com in development mode"),
+        "{out}"
+    );
+    assert!(out.contains("APP_ENV=production"), "{out}");
+    app.finish().await;
+}
+
+/// Thirty wrong passwords sent at once used to all pass the throttle's
+/// check before any was recorded (thirty guesses judged); each attempt is
+/// now counted before it is judged, so at most the five free ones are.
+async fn parallel_password_guesses_face_the_limit(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.member("target@example.com", "Target", "").await;
+    let guesses: Vec<_> = (0..30)
+        .map(|i| {
+            let client = app.client.clone();
+            let url = format!("{}/en/login", app.base);
+            tokio::spawn(async move {
+                client
+                    .post(url)
+                    .header("sec-fetch-site", "same-origin")
+                    .form(&[
+                        ("email", "target@example.com"),
+                        ("password", &format!("wrong guess {i}")),
+                    ])
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let mut judged = 0;
+    for guess in guesses {
+        match guess.await.expect("joined") {
+            401 => judged += 1,
+            429 => {}
+            other => panic!("unexpected status {other}"),
+        }
+    }
+    // Guesses racing each other count each other: at most the five free
+    // ones are judged (possibly none).
+    assert!(judged <= 5, "{judged} guesses were judged");
+    // Refused guesses are not failures: unless the five free ones were all
+    // judged (a loaded machine serialises the requests), the owner is not
+    // locked out; with five judged failures, the sixth attempt waits, as
+    // five sequential wrong guesses would make it.
+    let owner = app.browser();
+    let page = app
+        .post_as(
+            &owner,
+            "/en/login",
+            "/en/login",
+            &[
+                ("email", "target@example.com"),
+                ("password", common::PASSWORD),
+            ],
+            &[],
+        )
+        .await;
+    if judged < 5 {
+        assert_eq!(page.location(), "/en/account", "{}", page.status);
+    } else {
+        assert_eq!(
+            page.status, 429,
+            "five judged failures make the next attempt wait"
+        );
+    }
+    app.finish().await;
+}
