@@ -22,7 +22,7 @@ use anyhow::Context;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use crate::db::new_id;
+use crate::db::{decode, new_id};
 use crate::fleet::PowerAction;
 use crate::orders::split_list;
 use crate::sealing::Sealer;
@@ -96,17 +96,6 @@ impl Server {
             stripe_subscription_id: r.try_get("stripe_subscription_id")?,
         })
     }
-}
-
-/// A text column read as the enum it stores; a value the code does not
-/// know is an error, not a string compared somewhere later.
-pub(crate) fn decode<T>(
-    r: &AnyRow,
-    column: &str,
-    parse: fn(&str) -> Option<T>,
-) -> anyhow::Result<T> {
-    let raw: String = r.try_get(column)?;
-    parse(&raw).with_context(|| format!("unknown {column} {raw:?}"))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

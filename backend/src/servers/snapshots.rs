@@ -9,7 +9,8 @@ use anyhow::Context;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{decode, get, record_event, Actor, ServerError, ServerState, SnapshotState, Step};
+use super::{get, record_event, Actor, ServerError, ServerState, SnapshotState, Step};
+use crate::db::decode;
 use crate::db::new_id;
 use crate::{jobs, Clock, Db};
 

@@ -209,12 +209,3 @@ pub fn inventory() -> Vec<(String, String)> {
     routes.sort();
     routes
 }
-
-/// Every route with its rule, for tests that check the declaration against
-/// what the server answers.
-pub fn declared() -> Vec<(String, String, Access)> {
-    all()
-        .iter()
-        .map(|r| (r.method.to_string(), r.path.to_owned(), r.access))
-        .collect()
-}
