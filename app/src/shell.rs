@@ -49,6 +49,16 @@ pub fn App() -> impl IntoView {
             .unwrap_or_default();
         return view! { <ErrorPage lang /> }.into_any();
     }
+    // A refused role or staff rule is "not allowed" on every route, also
+    // where a page has no denied state of its own (never the 404 text).
+    if crate::portal::from_parts::<crate::portal::Denied>().is_some() {
+        let path = use_context::<http::request::Parts>()
+            .map(|parts| parts.uri.path().to_owned())
+            .unwrap_or_default();
+        let lang = lang_of_path(&path).unwrap_or_default();
+        let rest = path.get(3..).unwrap_or_default().to_owned();
+        return view! { <crate::portal::forms::DeniedPage lang rest /> }.into_any();
+    }
     view! {
         <Router>
             <Routes fallback=|| view! { <NotFound /> }>
@@ -63,7 +73,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/members") view=members::MembersPage />
                 <Route path=path!("/:lang/invite") view=members::InvitePage />
                 <Route path=path!("/:lang/audit") view=AuditPage />
-                <Route path=path!("/:lang/staff") view=crate::portal::staff::StaffPage />
+                <Route path=path!("/:lang/staff") view=crate::portal::staff_home::StaffHomePage />
                 <Route path=path!("/:lang/account/2fa") view=crate::portal::two_factor::TwoFactorPage />
                 <Route path=path!("/:lang/login/code") view=crate::portal::two_factor::LoginCodePage />
                 <Route path=path!("/:lang/email") view=crate::portal::email::ConfirmEmailPage />
@@ -80,6 +90,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />
                 <Route path=path!("/:lang/staff/orders") view=crate::portal::inventory::StaffOrdersPage />
                 <Route path=path!("/:lang/billing") view=crate::portal::billing::BillingPage />
+                <Route path=path!("/:lang/billing/profile") view=crate::portal::billing_profile::BillingProfilePage />
                 <Route path=path!("/:lang/invoices/:id") view=crate::portal::invoice::InvoicePage />
                 <Route path=path!("/:lang/staff/finance") view=crate::portal::finance::FinancePage />
                 <Route path=path!("/:lang/staff/finance/invoices/:id") view=crate::portal::invoice::InvoicePage />

@@ -49,10 +49,12 @@ pub enum JobKind {
     StripeCredit,
     /// Give back a payment for an order that could not be delivered.
     StripeUndeliverable,
+    /// Set a new root password through the Fleet (the customer lost theirs).
+    RootPassword,
 }
 
 impl JobKind {
-    const ALL: [JobKind; 14] = [
+    const ALL: [JobKind; 15] = [
         JobKind::Provision,
         JobKind::Reboot,
         JobKind::PowerCycle,
@@ -67,6 +69,7 @@ impl JobKind {
         JobKind::StripeEvent,
         JobKind::StripeCredit,
         JobKind::StripeUndeliverable,
+        JobKind::RootPassword,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -85,6 +88,7 @@ impl JobKind {
             JobKind::StripeEvent => "stripe_event",
             JobKind::StripeCredit => "stripe_credit",
             JobKind::StripeUndeliverable => "stripe_undeliverable",
+            JobKind::RootPassword => "root_password.set",
         }
     }
 

@@ -96,3 +96,98 @@ pub async fn users(db: &Db) -> anyhow::Result<Vec<(String, String, bool, bool)>>
         })
         .collect()
 }
+
+/// The staff home's counts: what each staff page holds that needs a look.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overview {
+    /// Hosts per state, in the order the database returns them.
+    pub hosts: Vec<(String, i64)>,
+    /// Hosts reporting a fault, and maintenance windows not yet done.
+    pub degraded_hosts: i64,
+    pub open_windows: i64,
+    /// Orders that failed in the last 30 days; orders paid and waiting
+    /// for their server.
+    pub failed_orders: i64,
+    pub confirmed_orders: i64,
+    /// Open invoices, those of them past due, and what they still owe.
+    pub open_invoices: i64,
+    pub overdue_invoices: i64,
+    pub amount_due_cents: i64,
+}
+
+/// One aggregate per table; cheap enough for every visit of the home.
+pub async fn overview(db: &Db, now: i64) -> anyhow::Result<Overview> {
+    let hosts = sqlx::query("select state, count(*) as n from hosts group by state order by state")
+        .fetch_all(&db.pool)
+        .await
+        .context("counting hosts by state")?
+        .iter()
+        .map(|r| Ok((r.try_get("state")?, r.try_get("n")?)))
+        .collect::<anyhow::Result<Vec<(String, i64)>>>()?;
+    let degraded_hosts = count(
+        db,
+        "select count(*) from hosts where degraded_reason is not null",
+        None,
+    )
+    .await?;
+    let open_windows = count(
+        db,
+        "select count(*) from maintenance_windows where state in ('proposed', 'accepted', 'started')",
+        None,
+    )
+    .await?;
+    let failed_orders = count(
+        db,
+        "select count(*) from orders where state = 'failed' and updated_at > $1",
+        Some(now - 30 * 86_400),
+    )
+    .await?;
+    let confirmed_orders = count(
+        db,
+        "select count(*) from orders where state = 'confirmed'",
+        None,
+    )
+    .await?;
+    let open_invoices = count(
+        db,
+        "select count(*) from invoices where status = 'open'",
+        None,
+    )
+    .await?;
+    let overdue_invoices = count(
+        db,
+        "select count(*) from invoices where status = 'open' and due_at < $1",
+        Some(now),
+    )
+    .await?;
+    // PostgreSQL's sum of bigints is numeric: cast back for the Any driver.
+    let amount_due_cents = count(
+        db,
+        "select cast(coalesce(sum(amount_due_cents), 0) as bigint) from invoices where status = 'open'",
+        None,
+    )
+    .await?;
+    Ok(Overview {
+        hosts,
+        degraded_hosts,
+        open_windows,
+        failed_orders,
+        confirmed_orders,
+        open_invoices,
+        overdue_invoices,
+        amount_due_cents,
+    })
+}
+
+/// One number from the database, with an optional time bound as `$1`.
+async fn count(db: &Db, sql: &'static str, at: Option<i64>) -> anyhow::Result<i64> {
+    let query = sqlx::query_scalar::<_, i64>(sql);
+    let query = match at {
+        Some(at) => query.bind(at),
+        None => query,
+    };
+    query
+        .fetch_one(&db.pool)
+        .await
+        .with_context(|| format!("counting for the staff home: {sql}"))
+}

@@ -44,6 +44,7 @@ impl Runner {
             JobKind::SnapshotTake => self.take_snapshot(job).await,
             JobKind::SnapshotRestore => self.restore_snapshot(job).await,
             JobKind::SnapshotDelete => self.delete_snapshot(job).await,
+            JobKind::RootPassword => self.set_root_password(job).await,
             JobKind::VatIdCheck => {
                 crate::billing::vat_ids::retry(
                     &self.db,

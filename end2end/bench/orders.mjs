@@ -79,6 +79,21 @@ async function newUser(i) {
   expectRedirect(verify, 'verify', '/login');
   const login = await user.request('/en/login', { form: { email, password: PASSWORD, csrf } });
   expectRedirect(login, 'login', '/account');
+  // An organization gives its billing profile before its first order.
+  const form = await user.hidden('/en/billing/profile');
+  const profile = await user.request('/en/billing/profile', {
+    form: {
+      legal_name: `Bench ${i}`,
+      address: 'Teststraße 1',
+      postal_code: '10115',
+      city: 'Berlin',
+      country: 'DE',
+      vat_id: '',
+      billing_email: email,
+      csrf: form.csrf,
+    },
+  });
+  expectRedirect(profile, 'billing profile', '/billing');
   return user;
 }
 
@@ -125,7 +140,6 @@ const outcomes = await pool(
         idempotency_key: fields.idempotency_key,
         name: `bench-${i}`,
         image: 'ubuntu-24.04',
-        country: 'DE',
         intent: 'place',
         csrf: fields.csrf,
       },

@@ -54,7 +54,7 @@ test('sign up, confirm, log in, enrol 2FA, log in with a code, invite a billing 
   await owner.getByLabel('Email', { exact: true }).fill(billingEmail);
   await owner.getByLabel('Role', { exact: true }).selectOption('billing');
   await owner.getByRole('button', { name: 'Send invitation' }).click();
-  await expect(owner.getByRole('status')).toHaveText('Saved.');
+  await expect(owner.getByRole('status')).toHaveText(`Invitation sent to ${billingEmail}.`);
   const invitation = lastMailLink(billingEmail);
 
   const colleague = await (await browser.newContext()).newPage();

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { expectAccessible, expectNoSideScroll, lastMailLink, logIn, signUpAndConfirm } from './helpers';
+import { expectAccessible, expectNoSideScroll, fillBillingProfile, lastMailLink, logIn, signUpAndConfirm } from './helpers';
 
 // A billing colleague reconciles the month: opens the invoice the first
 // server produced, downloads its PDF and exports the month's CSV.
@@ -20,10 +20,13 @@ test('a billing user opens an invoice, downloads its PDF and exports the month a
   await owner.getByRole('button', { name: 'Send invitation' }).click();
   const invitation = lastMailLink(billingEmail);
 
-  // The owner orders a server; its first month is invoiced when it runs.
+  // The owner orders a server, giving the billing profile first (Dutch,
+  // so Dutch VAT); its first month is invoiced when it runs.
   await owner.goto('/en/order?plan=g-ada&site=ams');
+  await expect(owner).toHaveURL(/\/en\/billing\/profile\?plan=g-ada&site=ams$/);
+  await fillBillingProfile(owner, 'Ledger Labs B.V.', 'NL', ownerEmail);
+  await expect(owner).toHaveURL(/\/en\/order\?plan=g-ada&site=ams$/);
   await owner.getByLabel('Server name').fill('ledger-1');
-  await owner.getByLabel('Billing country').selectOption('NL');
   await owner.getByTestId('place-order').click();
   await expect(owner.getByTestId('server-state')).toHaveText('Running', { timeout: 30_000 });
 

@@ -174,6 +174,28 @@ export function htmlErrors(pages: { label: string; html: string }[]): string[] {
 }
 
 /**
+ * Fills the billing profile form on the current page (the billing page or
+ * the profile page the first order leads to) and saves it: a business at
+ * a test address in `country`, invoices mailed to `email`.
+ */
+export async function fillBillingProfile(page: Page, legalName: string, country: string, email: string) {
+  await page.getByLabel('Legal name').fill(legalName);
+  await page.getByLabel('Street and number').fill('Teststraße 1');
+  await page.getByLabel('Postal code').fill('10115');
+  await page.getByLabel('City', { exact: true }).fill('Berlin');
+  await page.getByLabel('Country', { exact: true }).selectOption(country);
+  await page.getByLabel('Billing email').fill(email);
+  await page.getByRole('button', { name: /^Save/ }).click();
+}
+
+/** Gives the signed-in owner's organization its billing profile, as it must before the first order. */
+export async function giveBillingProfile(page: Page, legalName: string, country: string, email: string) {
+  await page.goto('/en/billing/profile');
+  await fillBillingProfile(page, legalName, country, email);
+  await expect(page.getByTestId('notice')).toContainText('Billing profile saved');
+}
+
+/**
  * Racks one more host of `plan` at `site` (so stock can't run out under
  * the test), signs up, orders that plan there through the order form and
  * waits until the server runs. Answers the server page's path and the
@@ -190,9 +212,9 @@ export async function orderServer(
   const email = `${who}-${Date.now()}@example.com`;
   await signUpAndConfirm(page, email, who, `${who} Labs`);
   await logIn(page, email);
+  await giveBillingProfile(page, `${who} Labs`, 'DE', email);
   await page.goto(`/en/order?plan=${plan}&site=${site}`);
   await page.getByLabel('Server name').fill(name);
-  await page.getByLabel('Billing country').selectOption('DE');
   await page.getByTestId('place-order').click();
   await expect(page).toHaveURL(/\/en\/servers\/[^/?]+\?placed=1$/);
   await expect(page.getByTestId('server-state')).toHaveText('Running', { timeout: 30_000 });

@@ -1,5 +1,13 @@
 import { test, expect } from '@playwright/test';
-import { expectAccessible, expectNoSideScroll, htmlErrors, lastMail, logIn, signUpAndConfirm } from './helpers';
+import {
+  expectAccessible,
+  expectNoSideScroll,
+  fillBillingProfile,
+  htmlErrors,
+  lastMail,
+  logIn,
+  signUpAndConfirm,
+} from './helpers';
 
 // Ordering in a real browser: from the configure page to a running server,
 // watched in place by /portal.js; and the stock alert offered where a plan
@@ -19,13 +27,19 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
 
   await page.goto('/en/configure?plan=g-ada&site=fra');
   await page.getByTestId('order-link').click();
+  // The first order asks who invoices go to, starting from sign-up's
+  // company, then comes back to the same plan and site.
+  await expect(page).toHaveURL(/\/en\/billing\/profile\?plan=g-ada&site=fra$/);
+  await expect(page.getByLabel('Legal name')).toHaveValue('Orr Compute');
+  await expectAccessible(page, 'the billing profile before the first order');
+  await fillBillingProfile(page, 'Orr Compute GmbH', 'DE', email);
   await expect(page).toHaveURL(/\/en\/order\?plan=g-ada&site=fra$/);
   await expect(page.getByLabel('Server name')).toHaveValue('g-ada-fra');
 
   await page.getByLabel('Server name').fill('trainer-1');
   await page.getByLabel('Debian 13').check();
   await page.locator('input[name="addons"][value="offsite-backup"]').check();
-  await page.getByLabel('Billing country').selectOption('DE');
+  await expect(page.getByTestId('bill-to')).toContainText('Orr Compute GmbH');
   await page.getByRole('button', { name: 'Update summary' }).click();
 
   // The re-rendered form keeps every choice and prices it.
@@ -37,7 +51,7 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(page.getByLabel('Server name')).toHaveValue('trainer-1');
   await expect(page.getByLabel('Debian 13')).toBeChecked();
   await expect(page.locator('input[name="addons"][value="offsite-backup"]')).toBeChecked();
-  await expect(page.getByLabel('Billing country')).toHaveValue('DE');
+  await expect(page.getByTestId('bill-to')).toContainText('Germany');
   await expectAccessible(page, 'the order form');
   await expectNoSideScroll(page, 'the order form');
 

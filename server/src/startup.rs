@@ -145,6 +145,7 @@ impl Application {
                 Duration::from_millis(config.fleet_dev_step_ms),
                 config.fleet_dev_faulty_hosts.iter().cloned(),
             )
+            .keeping_disks_in(db.clone())
             .degrading(config.fleet_dev_degrading_hosts.iter().cloned()),
         );
         let state = Arc::new(AppState {
@@ -361,6 +362,10 @@ fn router(state: Arc<AppState>) -> Router {
         .route_service(
             "/console.js",
             ServeFile::new(state.config.site_root.join("console.js")),
+        )
+        .route_service(
+            "/copy.js",
+            ServeFile::new(state.config.site_root.join("copy.js")),
         )
         // The consoles' libraries (scripts/setup.sh puts them there).
         .nest_service(

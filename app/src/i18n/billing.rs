@@ -46,7 +46,20 @@ pub struct Billing {
     pub filter_month: &'static str,
     pub all: &'static str,
     pub filter_submit: &'static str,
-    pub export_csv: &'static str,
+    /// The CSV export link without a month filter.
+    pub export_csv_all: &'static str,
+    /// (YYYY-MM): the export link of a filtered month.
+    pub export_csv_month: fn(&str) -> String,
+    /// How the CSV gives service periods.
+    pub export_note: &'static str,
+    /// (date): the status of a paid invoice.
+    pub paid_on_date: fn(&str) -> String,
+    /// The billing profile's own page (before the first order, or to change it).
+    pub profile_page_title: &'static str,
+    pub profile_page_intro: &'static str,
+    pub profile_first_order: &'static str,
+    pub save_and_order: &'static str,
+    pub err_profile_missing: &'static str,
     pub col_number: &'static str,
     pub col_issued: &'static str,
     pub col_due: &'static str,

@@ -17,6 +17,9 @@ mod orders_zh;
 pub mod portal;
 mod portal_en;
 mod portal_zh;
+pub mod staff;
+mod staff_en;
+mod staff_zh;
 pub mod ui;
 mod ui_en;
 mod ui_zh;
@@ -62,5 +65,12 @@ pub fn operations(lang: Lang) -> &'static operations::Operations {
     match lang {
         Lang::Zh => &operations_zh::OPERATIONS_ZH,
         Lang::En => &operations_en::OPERATIONS_EN,
+    }
+}
+
+pub fn staff(lang: Lang) -> &'static staff::Staff {
+    match lang {
+        Lang::Zh => &staff_zh::STAFF_ZH,
+        Lang::En => &staff_en::STAFF_EN,
     }
 }

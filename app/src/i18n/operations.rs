@@ -81,4 +81,12 @@ pub struct Operations {
     pub maint_col_window: &'static str,
     pub maint_col_server: &'static str,
     pub maint_col_state: &'static str,
+    pub root_title: &'static str,
+    pub root_copy: &'static str,
+    pub root_copied: &'static str,
+    pub root_reset_title: &'static str,
+    pub root_reset_body: &'static str,
+    pub root_reset_confirm: fn(&str) -> String,
+    pub root_reset_pending: &'static str,
+    pub root_reset_failed: &'static str,
 }

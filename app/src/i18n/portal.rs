@@ -146,4 +146,36 @@ pub struct Portal {
     pub deleted: &'static str,
     pub err_too_many: fn(i64) -> String,
     pub err_only_organization: &'static str,
+
+    // The signed-in part of the header.
+    pub header_account: &'static str,
+    // What a save did, shown at the top of the page after the redirect.
+    pub saved_key_added: &'static str,
+    pub saved_key_deleted: &'static str,
+    pub saved_invited: fn(&str) -> String,
+    pub saved_invite_resent: fn(&str) -> String,
+    pub saved_invite_revoked: fn(&str) -> String,
+    pub saved_role_changed: &'static str,
+    pub saved_member_removed: &'static str,
+    pub saved_tfa_required: &'static str,
+    pub saved_tfa_optional: &'static str,
+    pub saved_organization: fn(&str) -> String,
+    pub saved_joined: fn(&str, &str) -> String,
+    // The invitation page and pending invitations.
+    pub invite_heading: fn(&str) -> String,
+    pub invite_facts: fn(&str, &str, &str) -> String,
+    pub invite_for: fn(&str) -> String,
+    pub invite_existing: &'static str,
+    pub invite_new: &'static str,
+    pub invite_signup_submit: &'static str,
+    pub invite_withdrawn: fn(&str) -> String,
+    pub invite_replaced: &'static str,
+    pub members_pending_none: &'static str,
+    pub members_expires: &'static str,
+    pub members_resend: &'static str,
+    pub members_revoke: &'static str,
+    pub err_unknown_invitation: &'static str,
+    pub err_account_exists: &'static str,
+    /// The audit log's words for each action code (`audit::ACTIONS`).
+    pub audit_actions: &'static [(&'static str, &'static str)],
 }

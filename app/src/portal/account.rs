@@ -1,10 +1,12 @@
 //! The account page: who you are, your organization and role, changing the
-//! password, logging out.
+//! password and email, deleting the account. Logging out is in the header
+//! of every portal page.
 
 use leptos::prelude::*;
 
-use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
-use super::{query, use_viewer};
+use super::forms::{CsrfField, Field, FormErrorNotice};
+use super::notices::SavedNotice;
+use super::use_viewer;
 use crate::i18n::portal;
 use crate::shell::route_lang;
 use crate::storefront::href;
@@ -22,7 +24,6 @@ pub fn AccountPage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let role = super::role_name(lang, user.role.map_or("", |r| r.as_str()));
-    let owner = user.role == Some(domain::Role::Owner);
     let switch = (user.organizations.len() > 1).then(|| {
         let options = user
             .organizations
@@ -46,18 +47,12 @@ pub fn AccountPage() -> impl IntoView {
             </form>
         }
     });
-    let changed = match query("done").as_deref() {
-        Some("password") => Some(p.account_password_changed),
-        Some("email-sent") => Some(p.email_sent),
-        Some("email") => Some(p.email_changed),
-        _ => None,
-    };
     view! {
         <Page lang title=p.account_title.to_owned() description=p.account_title.to_owned() rest="/account".to_owned() noindex=true>
             <section class="section portal-form" aria-labelledby="account-title">
                 <super::nav::PortalNav lang />
                 <h1 id="account-title">{p.account_title}</h1>
-                <Notice text=changed />
+                <SavedNotice lang />
                 <dl class="account-facts">
                     <dt>{p.name}</dt>
                     <dd data-testid="account-name">{user.name.clone()}</dd>
@@ -70,15 +65,6 @@ pub fn AccountPage() -> impl IntoView {
                 </dl>
                 {switch}
                 <p><a href=href(lang, "/account/2fa")>{p.tfa_nav}</a></p>
-                {owner
-                    .then(|| {
-                        view! {
-                            <ul class="site-list">
-                                <li><a href=href(lang, "/members")>{p.nav_members}</a></li>
-                                <li><a href=href(lang, "/audit")>{p.nav_audit}</a></li>
-                            </ul>
-                        }
-                    })}
                 <h2>{p.account_change_password}</h2>
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/account/password")>
@@ -107,10 +93,6 @@ pub fn AccountPage() -> impl IntoView {
                     <CsrfField />
                     <Field label=p.account_current_password.to_owned() name="current" id="delete-current" kind="password" autocomplete="current-password" />
                     <button type="submit" class="button-danger">{p.delete_submit}</button>
-                </form>
-                <form method="post" action=href(lang, "/logout") class="logout">
-                    <CsrfField />
-                    <button type="submit" class="button-secondary">{p.logout}</button>
                 </form>
             </section>
         </Page>

@@ -1,4 +1,5 @@
-//! The organization's audit log (owners only).
+//! The organization's audit log (owners only): each action in words, in
+//! the reader's language; a code without words shows as the code.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -8,11 +9,21 @@ use crate::i18n::portal;
 use crate::shell::route_lang;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
+use domain::Lang;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AuditView {
     /// (time, actor, action, detail, address)
     pub entries: Vec<(i64, String, String, String, String)>,
+}
+
+/// The words for an audit action code, if it has any.
+pub fn action_words(lang: Lang, code: &str) -> Option<&'static str> {
+    portal(lang)
+        .audit_actions
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, words)| *words)
 }
 
 #[component]
@@ -31,12 +42,12 @@ pub fn AuditPage() -> impl IntoView {
         .entries
         .into_iter()
         .map(|(at, actor, action, detail, ip)| {
-            let token = action.clone();
+            let words = action_words(lang, &action).map_or_else(|| action.clone(), str::to_owned);
             view! {
-                <tr data-action=token>
+                <tr data-action=action>
                     <td><time datetime=domain::time::format_iso(at)>{domain::time::format_datetime(at)}</time></td>
                     <td>{actor}</td>
-                    <td>{action}</td>
+                    <td>{words}</td>
                     <td>{detail}</td>
                     <td>{ip}</td>
                 </tr>
@@ -44,8 +55,10 @@ pub fn AuditPage() -> impl IntoView {
         })
         .collect_view();
     view! {
-        <Page lang title=p.audit_title.to_owned() description=p.audit_title.to_owned() rest="/audit".to_owned() noindex=true>
+        <Page lang title=p.audit_title.to_owned() description=p.audit_title.to_owned() rest=super::staff::switch_rest("/audit") noindex=true>
             <section class="section portal-form wide" aria-labelledby="audit-title">
+                <super::staff::StaffNav lang />
+                <super::nav::PortalNav lang />
                 <h1 id="audit-title">{p.audit_title}</h1>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=p.audit_title>
                     <table class="audit">

@@ -1,14 +1,15 @@
-//! The billing page (owners and billing members): the billing profile,
-//! invoices with filters and a monthly CSV export, and credit notes.
+//! The billing page (owners and billing members): invoices with filters
+//! and a CSV export of what is listed, credit notes, and the billing
+//! profile.
 
-use domain::order::COUNTRIES;
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::billing_profile::{ProfileForm, ProfileValues, VatIdCheckView};
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
-use super::{from_parts, query, use_feedback};
+use super::{from_parts, query};
 use crate::i18n::billing;
 use crate::shell::route_lang;
 use crate::storefront::href;
@@ -26,35 +27,10 @@ pub struct InvoiceRow {
     pub period_start: i64,
     pub period_end: i64,
     pub total: Money,
+    /// Left to pay now: nothing once paid, void or written off.
     pub amount_due: Money,
+    pub paid_at: Option<i64>,
     pub customer: String,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ProfileValues {
-    pub legal_name: String,
-    pub address: String,
-    pub postal_code: String,
-    pub city: String,
-    pub country: String,
-    pub vat_id: String,
-    pub billing_email: String,
-}
-
-/// What VIES said about the saved VAT ID (EU countries only).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct VatIdCheckView {
-    pub vat_id: String,
-    /// `valid`, `invalid` or `unchecked`.
-    pub status: String,
-    /// The registered name, where the member state discloses it.
-    pub name: Option<String>,
-    /// When VIES last answered.
-    pub checked_at: Option<i64>,
-    /// The profile's country, whose rate applies without reverse charge.
-    pub country: String,
-    /// Reverse charge hangs on it: an EU country other than the seller's.
-    pub decides_vat: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -72,13 +48,25 @@ pub struct BillingView {
 
 pub const STATUSES: [&str; 5] = ["draft", "open", "paid", "void", "uncollectible"];
 
-fn period(start: i64, end: i64) -> String {
-    // The period's last day is the day before the next one starts.
+/// A service period as every page, PDF and CSV prints it: first and last
+/// day, both included. The stored end is the moment the next period
+/// begins, so the last day is the one before it.
+pub fn period(start: i64, end: i64) -> String {
     format!(
         "{} – {}",
         domain::time::format_date(start),
         domain::time::format_date(end - 86_400)
     )
+}
+
+/// An invoice's state in words: open, overdue, "paid on 2026-12-03", void…
+pub fn status_text(lang: Lang, row: &InvoiceRow) -> String {
+    let b = billing(lang);
+    match (row.status.as_str(), row.paid_at) {
+        _ if row.overdue => b.overdue.to_owned(),
+        ("paid", Some(at)) => (b.paid_on_date)(&domain::time::format_date(at)),
+        (status, _) => (b.status)(status).to_owned(),
+    }
 }
 
 /// A row of an invoice table: the organization's and finance's.
@@ -89,13 +77,8 @@ pub fn InvoiceTableRow(
     #[prop(optional)] customer: bool,
     #[prop(optional)] base: &'static str,
 ) -> impl IntoView {
-    let b = billing(lang);
     let link = if base.is_empty() { "/invoices" } else { base };
-    let status = if row.overdue {
-        b.overdue
-    } else {
-        (b.status)(&row.status)
-    };
+    let status = status_text(lang, &row);
     view! {
         <tr data-invoice=row.number.clone() data-status=row.status.clone()>
             <th scope="row"><a href=href(lang, &format!("{link}/{}", row.id))>{row.number.clone()}</a></th>
@@ -129,65 +112,6 @@ pub fn InvoiceTableHead(lang: Lang, #[prop(optional)] customer: bool) -> impl In
     }
 }
 
-/// The saved VAT ID's standing in VIES and what it means for VAT.
-#[component]
-fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
-    let b = billing(lang);
-    // Chinese sentences follow each other without a space.
-    let sep = match lang {
-        Lang::Zh => "",
-        Lang::En => " ",
-    };
-    let country =
-        COUNTRIES
-            .iter()
-            .find(|c| c.code == check.country)
-            .map_or(check.country.as_str(), |c| match lang {
-                Lang::Zh => c.zh,
-                Lang::En => c.en,
-            });
-    let mut sentences = Vec::new();
-    match check.status.as_str() {
-        "valid" => {
-            let date = check
-                .checked_at
-                .map(domain::time::format_date)
-                .unwrap_or_default();
-            sentences.push((b.vat_valid)(&check.vat_id, &date));
-            if let Some(name) = &check.name {
-                sentences.push((b.vat_registered_to)(name));
-            }
-            if check.decides_vat {
-                sentences.push(b.vat_reverse_charged.to_owned());
-            }
-        }
-        "invalid" => {
-            sentences.push((b.vat_invalid)(&check.vat_id));
-            if check.decides_vat {
-                sentences.push((b.vat_charged_until_corrected)(country));
-            }
-        }
-        _ => {
-            sentences.push((b.vat_unchecked)(&check.vat_id));
-            sentences.push(if check.decides_vat {
-                (b.vat_charged_until_checked)(country)
-            } else {
-                b.vat_retried.to_owned()
-            });
-        }
-    }
-    let class = if check.status == "valid" {
-        "notice notice-ok"
-    } else {
-        "notice"
-    };
-    view! {
-        <p class=class id="vat-status" data-testid="vat-status" data-vat-status=check.status.clone()>
-            <strong>{(b.vat_status)(&check.status)}</strong>{sep}{sentences.join(sep)}
-        </p>
-    }
-}
-
 #[component]
 pub fn BillingPage() -> impl IntoView {
     let Some(lang) = route_lang() else {
@@ -200,33 +124,6 @@ pub fn BillingPage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let b = billing(lang);
-    let feedback = use_feedback();
-    let value = move |name: &str, stored: &str| {
-        let typed = feedback.value(name);
-        if feedback.error.is_some() {
-            typed
-        } else {
-            stored.to_owned()
-        }
-    };
-    let p = view.profile.clone();
-    let vat_check = view.vat_id_check.clone();
-    let vat_described = if vat_check.is_some() {
-        "vat-hint vat-status"
-    } else {
-        "vat-hint"
-    };
-    let country = value("country", &p.country);
-    let countries = COUNTRIES
-        .iter()
-        .map(|c| {
-            let name = match lang {
-                Lang::Zh => c.zh,
-                Lang::En => c.en,
-            };
-            view! { <option value=c.code selected=country == c.code>{name}</option> }
-        })
-        .collect_view();
     let done = query("done").map(|_| b.saved);
     let empty = view.invoices.is_empty();
     let rows = view
@@ -239,7 +136,22 @@ pub fn BillingPage() -> impl IntoView {
         .map(|s| view! { <option value=*s selected=view.filter_status == *s>{(b.status)(s)}</option> })
         .collect_view();
     let month = view.filter_month.clone();
-    let export_month = month.clone();
+    // The export is what the list shows: all invoices, or those filtered.
+    let filters: Vec<String> = [("month", &month), ("status", &view.filter_status)]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let export_href = if filters.is_empty() {
+        "/billing/export".to_owned()
+    } else {
+        format!("/billing/export?{}", filters.join("&"))
+    };
+    let export_text = if month.is_empty() {
+        b.export_csv_all.to_owned()
+    } else {
+        (b.export_csv_month)(&month)
+    };
     let credits = view
         .credit_notes
         .iter()
@@ -285,9 +197,10 @@ pub fn BillingPage() -> impl IntoView {
                     </div>
                     <button type="submit">{b.filter_submit}</button>
                 </form>
-                {(!view.filter_month.is_empty()).then(|| view! {
-                    <p><a href=href(lang, &format!("/billing/export?month={export_month}")) data-testid="export-csv">{b.export_csv}</a></p>
-                })}
+                <p>
+                    <a href=href(lang, &export_href) data-testid="export-csv">{export_text}</a>
+                    <br /><span class="hint">{b.export_note}</span>
+                </p>
                 {if empty {
                     view! { <p>{b.no_invoices}</p> }.into_any()
                 } else {
@@ -316,43 +229,7 @@ pub fn BillingPage() -> impl IntoView {
                     </div>
                 })}
                 <h2 id="profile">{b.profile_title}</h2>
-                <form method="post" action=href(lang, "/billing/profile")>
-                    <CsrfField />
-                    <div class="field">
-                        <label for="legal_name">{b.legal_name}</label>
-                        <input id="legal_name" name="legal_name" value=value("legal_name", &p.legal_name) required maxlength="200" autocomplete="organization" />
-                    </div>
-                    <div class="field">
-                        <label for="address">{b.address}</label>
-                        <input id="address" name="address" value=value("address", &p.address) required maxlength="300" autocomplete="street-address" />
-                    </div>
-                    <div class="field">
-                        <label for="postal_code">{b.postal_code}</label>
-                        <input id="postal_code" name="postal_code" value=value("postal_code", &p.postal_code) required maxlength="20" autocomplete="postal-code" />
-                    </div>
-                    <div class="field">
-                        <label for="city">{b.city}</label>
-                        <input id="city" name="city" value=value("city", &p.city) required maxlength="100" autocomplete="address-level2" />
-                    </div>
-                    <div class="field">
-                        <label for="country">{b.country}</label>
-                        <select id="country" name="country" required>
-                            <option value="" selected=country.is_empty()>{crate::i18n::orders(lang).order_country_choose}</option>
-                            {countries}
-                        </select>
-                    </div>
-                    <div class="field">
-                        <label for="vat_id">{b.vat_id}</label>
-                        <input id="vat_id" name="vat_id" value=value("vat_id", &p.vat_id) maxlength="40" aria-describedby=vat_described />
-                        <p class="hint" id="vat-hint">{b.vat_id_hint}</p>
-                        {vat_check.map(|check| view! { <VatIdCheckNotice lang check /> })}
-                    </div>
-                    <div class="field">
-                        <label for="billing_email">{b.billing_email}</label>
-                        <input id="billing_email" name="billing_email" type="email" value=value("billing_email", &p.billing_email) required autocomplete="email" />
-                    </div>
-                    <button type="submit">{b.save}</button>
-                </form>
+                <ProfileForm lang profile=view.profile vat_check=view.vat_id_check />
             </section>
         </Page>
     }

@@ -1,14 +1,15 @@
 //! Finance (staff): revenue invoiced by month, plan and site; open and
-//! overdue invoices of every organization, marked paid as transfers
-//! arrive; credit notes.
+//! overdue invoices of every organization, settled as transfers arrive
+//! (`settle`); credit notes.
 
 use domain::Money;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::billing::{InvoiceRow, InvoiceTableHead, InvoiceTableRow};
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
+use super::settle::{OpenInvoice, OpenInvoiceCard, SettledRow, SettledTable};
+use super::staff::StaffNav;
 use super::{from_parts, query};
 use crate::i18n::billing;
 use crate::shell::route_lang;
@@ -21,8 +22,12 @@ pub struct FinanceView {
     pub by_month: Vec<(String, Money)>,
     pub by_plan: Vec<(String, Money)>,
     pub by_site: Vec<(String, Money)>,
-    pub open: Vec<InvoiceRow>,
-    /// (id, name) for the credit note form.
+    pub open: Vec<OpenInvoice>,
+    /// Invoices finance settled by hand, most recent first.
+    pub settled: Vec<SettledRow>,
+    /// `YYYY-MM-DD` (UTC): the latest payment date the forms accept.
+    pub today: String,
+    /// (id, legal name) for the credit note form.
     pub organizations: Vec<(String, String)>,
     /// Payments the customer's bank is disputing.
     pub disputed: Vec<DisputedRow>,
@@ -60,6 +65,7 @@ pub fn FinancePage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let b = billing(lang);
+    let s = crate::i18n::staff(lang);
     let done = match query("done").as_deref() {
         Some("paid") => Some(b.finance_paid_done),
         Some("credit") => Some(b.finance_credit_done),
@@ -85,36 +91,11 @@ pub fn FinancePage() -> impl IntoView {
             </div>
         }
     };
+    let today = view.today.clone();
     let open = view
         .open
         .into_iter()
-        .map(|row| {
-            let id = row.id.clone();
-            view! {
-                <InvoiceTableRow lang row customer=true base="/staff/finance/invoices" />
-                <tr class="actions-row">
-                    <td colspan="8">
-                        <form method="post" action=href(lang, "/staff/finance/paid") class="inline">
-                            <CsrfField />
-                            <input type="hidden" name="invoice" value=id.clone() />
-                            <button type="submit" class="secondary">{b.finance_mark_paid}</button>
-                        </form>
-                        " "
-                        <form method="post" action=href(lang, "/staff/finance/void") class="inline">
-                            <CsrfField />
-                            <input type="hidden" name="invoice" value=id.clone() />
-                            <button type="submit" class="secondary">{b.finance_void}</button>
-                        </form>
-                        " "
-                        <form method="post" action=href(lang, "/staff/finance/uncollectible") class="inline">
-                            <CsrfField />
-                            <input type="hidden" name="invoice" value=id />
-                            <button type="submit" class="secondary">{b.finance_uncollectible}</button>
-                        </form>
-                    </td>
-                </tr>
-            }
-        })
+        .map(|invoice| view! { <OpenInvoiceCard lang invoice today=today.clone() /> })
         .collect_view();
     let disputed = view
         .disputed
@@ -170,6 +151,7 @@ pub fn FinancePage() -> impl IntoView {
         <Page lang title=b.finance_title.to_owned() description=b.finance_title.to_owned() rest="/staff/finance".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="finance-title">
                 <PortalNav lang />
+                <StaffNav lang />
                 <h1 id="finance-title">{b.finance_title}</h1>
                 <FormErrorNotice lang />
                 <Notice text=done />
@@ -180,9 +162,10 @@ pub fn FinancePage() -> impl IntoView {
                     {table(b.finance_by_site, view.by_site)}
                 </div>
                 <h2>{b.finance_open}</h2>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_open>
-                    <table class="invoices"><InvoiceTableHead lang customer=true /><tbody>{open}</tbody></table>
-                </div>
+                <ul class="cards open-invoices">{open}</ul>
+                <h2>{s.settled_title}</h2>
+                <p>{s.settled_hint}</p>
+                <SettledTable lang rows=view.settled />
                 <h2>{b.finance_refunds_due}</h2>
                 <p>{b.finance_refunds_due_hint}</p>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_refunds_due>

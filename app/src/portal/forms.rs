@@ -58,9 +58,11 @@ pub fn CsrfField() -> impl IntoView {
     view! { <input type="hidden" name="csrf" value=use_viewer().csrf_token /> }
 }
 
-/// The answer when the viewer's role does not allow a page.
+/// The answer when the viewer's role does not allow a page: "not allowed"
+/// (never the not-found text), status 403, with the menu of what the
+/// viewer may open.
 #[component]
-pub fn DeniedPage(lang: Lang, rest: &'static str) -> impl IntoView {
+pub fn DeniedPage(lang: Lang, #[prop(into)] rest: String) -> impl IntoView {
     crate::context::set_status(403);
     let p = crate::i18n::portal(lang);
     view! {
@@ -68,10 +70,11 @@ pub fn DeniedPage(lang: Lang, rest: &'static str) -> impl IntoView {
             lang
             title=p.denied_title.to_owned()
             description=p.denied_title.to_owned()
-            rest=rest.to_owned()
+            rest=rest
             noindex=true
         >
-            <section class="section error-page" aria-labelledby="denied-title">
+            <section class="section error-page" aria-labelledby="denied-title" data-testid="denied">
+                <super::nav::PortalNav lang />
                 <h1 id="denied-title">{p.denied_title}</h1>
                 <p>{p.denied_body}</p>
             </section>

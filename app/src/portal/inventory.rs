@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
 use super::orders::{OrderRow, OrderTableRow};
+use super::staff::StaffNav;
 use super::{from_parts, query, use_feedback};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
@@ -122,6 +123,7 @@ pub fn InventoryPage() -> impl IntoView {
         <Page lang title=o.inventory_title.to_owned() description=o.inventory_title.to_owned() rest="/staff/hosts".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="inventory-title">
                 <PortalNav lang />
+                <StaffNav lang />
                 <h1 id="inventory-title">{o.inventory_title}</h1>
                 <FormErrorNotice lang />
                 <Notice text=done />
@@ -234,6 +236,7 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
         <Page lang title=o.staff_orders_title.to_owned() description=o.staff_orders_title.to_owned() rest="/staff/orders".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="staff-orders-title">
                 <PortalNav lang />
+                <StaffNav lang />
                 <h1 id="staff-orders-title">{o.staff_orders_title}</h1>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=o.staff_orders_title>
                     <table class="orders">

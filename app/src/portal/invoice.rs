@@ -6,7 +6,7 @@ use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::billing::InvoiceRow;
+use super::billing::{period, status_text, InvoiceRow};
 use super::from_parts;
 use crate::i18n::billing;
 use crate::shell::route_lang;
@@ -40,7 +40,8 @@ pub struct InvoiceView {
     pub customer_vat_id: Option<String>,
     pub seller: SellerView,
     pub payment_reference: String,
-    pub paid_at: Option<i64>,
+    /// What the payment settled (the amount that was due), once paid.
+    pub paid: Option<Money>,
     /// Where "all invoices" leads: the billing page or finance.
     pub back: String,
     /// Stripe's PDF for invoices Stripe issued.
@@ -70,26 +71,35 @@ pub fn InvoicePage() -> impl IntoView {
             };
             view! {
                 <tr>
-                    <td>{text}<span class="period">{format!(" ({} – {})", domain::time::format_date(*start), domain::time::format_date(end - 86_400))}</span></td>
+                    <td>{text}<span class="period">{format!(" ({})", period(*start, *end))}</span></td>
                     <td class="num">{amount.format(lang)}</td>
                 </tr>
             }
         })
+        .collect_view();
+    // The address as issued: street, then postal code and city.
+    let address_lines = v
+        .customer_address
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| view! { {l.to_owned()}<br /> })
         .collect_view();
     let vat_label = match v.vat_kind.as_str() {
         "reverse_charge" => b.invoice_reverse_charge.to_owned(),
         "outside_eu" => b.invoice_outside_eu.to_owned(),
         _ => (b.invoice_vat)(v.vat_rate_bp),
     };
-    let status = if row.overdue {
-        b.overdue
-    } else {
-        (b.status)(&row.status)
-    };
+    let status = status_text(lang, &row);
     let open = row.status == "open";
+    let paid = v.paid.zip(row.paid_at).map(|(amount, at)| {
+        view! {
+            <tr><th scope="row">{(b.paid_on_date)(&domain::time::format_date(at))}</th><td class="num" data-testid="invoice-paid">{format!("-{}", amount.format(lang))}</td></tr>
+        }
+    });
     view! {
-        <Page lang title=format!("{} {}", b.invoice_title, row.number) description=b.invoice_title.to_owned() rest=format!("/invoices/{}", row.id) noindex=true>
+        <Page lang title=format!("{} {}", b.invoice_title, row.number) description=b.invoice_title.to_owned() rest=super::staff::switch_rest(&format!("/invoices/{}", row.id)) noindex=true>
             <section class="section invoice-doc" aria-labelledby="invoice-title">
+                <super::staff::StaffNav lang />
                 <p class="no-print">
                     <a href=href(lang, &v.back)>{b.invoice_back}</a>
                     " · "
@@ -109,15 +119,15 @@ pub fn InvoicePage() -> impl IntoView {
                 <dl class="facts invoice-facts">
                     <dt>{b.invoice_to}</dt>
                     <dd>
-                        <strong>{v.customer_name.clone()}</strong><br />
-                        {v.customer_address.clone()}<br />
+                        <strong data-testid="bill-to-name">{v.customer_name.clone()}</strong><br />
+                        {address_lines}
                         {v.customer_country.clone()}
                         {v.customer_vat_id.clone().map(|id| view! { <br />{format!("{} {id}", b.vat_prefix)} })}
                     </dd>
                     <dt>{b.invoice_date}</dt><dd>{domain::time::format_date(row.issued_at)}</dd>
                     <dt>{b.col_due}</dt><dd>{domain::time::format_date(row.due_at)}</dd>
                     <dt>{b.invoice_period}</dt>
-                    <dd>{format!("{} – {}", domain::time::format_date(row.period_start), domain::time::format_date(row.period_end - 86_400))}</dd>
+                    <dd>{period(row.period_start, row.period_end)}</dd>
                 </dl>
                 <table class="invoice-lines">
                     <thead><tr><th scope="col">{b.invoice_line}</th><th scope="col" class="num">{b.invoice_amount}</th></tr></thead>
@@ -129,6 +139,7 @@ pub fn InvoicePage() -> impl IntoView {
                         {(v.credit.cents > 0).then(|| view! {
                             <tr><th scope="row">{b.invoice_credit}</th><td class="num">{format!("-{}", v.credit.format(lang))}</td></tr>
                         })}
+                        {paid}
                         <tr class="total"><th scope="row">{b.invoice_amount_due}</th><td class="num" data-testid="invoice-due">{row.amount_due.format(lang)}</td></tr>
                     </tfoot>
                 </table>
@@ -142,7 +153,6 @@ pub fn InvoicePage() -> impl IntoView {
                         </dl>
                     </div>
                 })}
-                {v.paid_at.map(|at| view! { <p>{b.invoice_paid_on}" "{domain::time::format_date(at)}</p> })}
             </section>
         </Page>
     }

@@ -3,9 +3,10 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::forms::{CsrfField, FormErrorNotice, Notice};
+use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
-use super::{from_parts, query, use_feedback};
+use super::notices::SavedNotice;
+use super::{from_parts, use_feedback};
 use crate::i18n::orders;
 use crate::shell::route_lang;
 use crate::storefront::href;
@@ -30,11 +31,6 @@ pub fn KeysPage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let o = orders(lang);
-    let done = match query("done").as_deref() {
-        Some("added") => Some(o.keys_added),
-        Some("deleted") => Some(o.keys_deleted),
-        _ => None,
-    };
     let feedback = use_feedback();
     let empty = view.keys.is_empty();
     let rows = view
@@ -65,7 +61,7 @@ pub fn KeysPage() -> impl IntoView {
                 <h1 id="keys-title">{o.keys_title}</h1>
                 <p class="lead">{o.keys_intro}</p>
                 <FormErrorNotice lang />
-                <Notice text=done />
+                <SavedNotice lang />
                 {if empty {
                     view! { <p>{o.keys_empty}</p> }.into_any()
                 } else {

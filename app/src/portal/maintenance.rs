@@ -134,7 +134,7 @@ pub fn StaffMaintenance(
         })
         .collect_view();
     view! {
-        <h2>{t.maint_staff_degraded_title}</h2>
+        <h2 id="maintenance">{t.maint_staff_degraded_title}</h2>
         {if healthy {
             view! { <p>{t.maint_staff_degraded_none}</p> }.into_any()
         } else {

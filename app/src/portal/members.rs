@@ -1,11 +1,13 @@
 //! Members of the current organization (owners only): roles, removal,
-//! invitations by email; and accepting an invitation.
+//! invitations by email (sent, sent again, withdrawn). The invitee's page
+//! is `invite.rs`.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
-use super::{from_parts, query, role_name, use_feedback, use_viewer};
+use super::forms::{CsrfField, Field, FormErrorNotice};
+use super::notices::SavedNotice;
+use super::{from_parts, role_name, use_feedback, use_viewer};
 use crate::i18n::portal;
 use crate::shell::route_lang;
 use crate::storefront::href;
@@ -16,8 +18,19 @@ use crate::storefront::not_found::NotFound;
 pub struct MembersView {
     pub two_factor_required: bool,
     pub members: Vec<MemberRow>,
-    pub pending: Vec<(String, String)>,
+    pub pending: Vec<PendingRow>,
 }
+
+/// An invitation not answered yet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PendingRow {
+    pub id: String,
+    pub email: String,
+    pub role: String,
+    pub expires_at: i64,
+}
+
+pub use super::invite::InvitePage;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MemberRow {
@@ -42,7 +55,6 @@ pub fn MembersPage() -> impl IntoView {
     };
     let p = portal(lang);
     let me = use_viewer().user.map(|u| u.email).unwrap_or_default();
-    let done = query("done").map(|_| p.members_saved);
     let rows = view
         .members
         .into_iter()
@@ -77,17 +89,37 @@ pub fn MembersPage() -> impl IntoView {
             }
         })
         .collect_view();
+    let no_pending = view.pending.is_empty();
     let pending = view
         .pending
         .into_iter()
-        .map(|(email, role)| view! { <li>{email}" · "{role_name(lang, &role)}</li> })
+        .map(|i| {
+            let resend_label = format!("{}: {}", p.members_resend, i.email);
+            let revoke_label = format!("{}: {}", p.members_revoke, i.email);
+            view! {
+                <li data-invitation=i.email.clone()>
+                    <span>{i.email.clone()}" · "{role_name(lang, &i.role)}" · "{p.members_expires}" "{domain::time::format_date(i.expires_at)}</span>
+                    <form method="post" action=href(lang, "/members/resend") class="inline">
+                        <CsrfField />
+                        <input type="hidden" name="invitation" value=i.id.clone() />
+                        <button type="submit" class="button-secondary" aria-label=resend_label>{p.members_resend}</button>
+                    </form>
+                    <form method="post" action=href(lang, "/members/revoke") class="inline">
+                        <CsrfField />
+                        <input type="hidden" name="invitation" value=i.id.clone() />
+                        <button type="submit" class="button-secondary" aria-label=revoke_label>{p.members_revoke}</button>
+                    </form>
+                </li>
+            }
+        })
         .collect_view();
     let feedback = use_feedback();
     view! {
         <Page lang title=p.members_title.to_owned() description=p.members_title.to_owned() rest="/members".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="members-title">
+                <super::nav::PortalNav lang />
                 <h1 id="members-title">{p.members_title}</h1>
-                <Notice text=done />
+                <SavedNotice lang />
                 <FormErrorNotice lang />
                 <div class="table-scroll" role="region" tabindex="0" aria-label=p.members_title>
                     <table class="members">
@@ -113,7 +145,11 @@ pub fn MembersPage() -> impl IntoView {
                     </button>
                 </form>
                 <h2>{p.members_pending}</h2>
-                <ul class="site-list">{pending}</ul>
+                {if no_pending {
+                    view! { <p>{p.members_pending_none}</p> }.into_any()
+                } else {
+                    view! { <ul class="site-list pending-invitations">{pending}</ul> }.into_any()
+                }}
                 <h2>{p.members_invite}</h2>
                 <form method="post" action=href(lang, "/members/invite")>
                     <CsrfField />
@@ -126,46 +162,6 @@ pub fn MembersPage() -> impl IntoView {
                     </div>
                     <button type="submit">{p.members_invite_submit}</button>
                 </form>
-            </section>
-        </Page>
-    }
-    .into_any()
-}
-
-#[component]
-pub fn InvitePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let p = portal(lang);
-    let token = query("token").unwrap_or_else(|| use_feedback().value("token"));
-    let logged_in = use_viewer().user.is_some();
-    view! {
-        <Page lang title=p.invite_title.to_owned() description=p.invite_title.to_owned() rest="/invite".to_owned() noindex=true>
-            <section class="section portal-form" aria-labelledby="invite-title">
-                <h1 id="invite-title">{p.invite_title}</h1>
-                <FormErrorNotice lang />
-                {if logged_in {
-                    view! {
-                        <p>{p.invite_body}</p>
-                        <form method="post" action=href(lang, "/invite")>
-                            <CsrfField />
-                            <input type="hidden" name="token" value=token />
-                            <button type="submit">{p.invite_accept}</button>
-                        </form>
-                    }
-                        .into_any()
-                } else {
-                    view! {
-                        <p>{p.invite_login_first}</p>
-                        <p>
-                            <a class="button" href=href(lang, "/login")>{p.login_title}</a>
-                            " "
-                            <a href=href(lang, "/signup")>{p.signup_title}</a>
-                        </p>
-                    }
-                        .into_any()
-                }}
             </section>
         </Page>
     }

@@ -7,24 +7,30 @@ pub mod account;
 pub mod alerts;
 pub mod audit;
 pub mod billing;
+pub mod billing_profile;
 pub mod console;
 pub mod email;
 pub mod finance;
 pub mod forms;
 pub mod inventory;
+pub mod invite;
 pub mod invoice;
 pub mod keys;
 pub mod login;
 pub mod maintenance;
 pub mod members;
 pub mod nav;
+pub mod notices;
 pub mod order;
 pub mod orders;
 pub mod recovery;
+pub mod root_password;
 pub mod servers;
+pub mod settle;
 pub mod signup;
 pub mod snapshots;
 pub mod staff;
+pub mod staff_home;
 pub mod telemetry;
 pub mod two_factor;
 
@@ -116,6 +122,8 @@ pub enum FormError {
     OrderFormExpired,
     DailyOrderLimit,
     BillingProfile,
+    /// An order before the organization gave its billing profile.
+    BillingProfileMissing,
     VatId,
     Amount,
     CancelName,
@@ -124,6 +132,12 @@ pub enum FormError {
     SnapshotBusy,
     MaintenanceTime,
     MaintenanceSettled,
+    /// Finance's settlement of an invoice (staff).
+    Settle(settle::SettleRefusal),
+    /// Resending or withdrawing an invitation that is no longer pending.
+    UnknownInvitation,
+    /// Signing up from an invitation with an address that has an account.
+    AccountExists,
 }
 
 impl FormError {
@@ -166,6 +180,9 @@ impl FormError {
             FormError::OrderFormExpired => o.err_form_expired.to_owned(),
             FormError::DailyOrderLimit => o.err_daily_limit.to_owned(),
             FormError::BillingProfile => crate::i18n::billing(lang).err_profile.to_owned(),
+            FormError::BillingProfileMissing => {
+                crate::i18n::billing(lang).err_profile_missing.to_owned()
+            }
             FormError::VatId => crate::i18n::billing(lang).err_vat_id.to_owned(),
             FormError::Amount => crate::i18n::billing(lang).err_amount.to_owned(),
             FormError::CancelName => o.err_cancel_name.to_owned(),
@@ -176,6 +193,9 @@ impl FormError {
             FormError::SnapshotBusy => crate::i18n::operations(lang).snapshots_busy.to_owned(),
             FormError::MaintenanceTime => crate::i18n::operations(lang).maint_bad_time.to_owned(),
             FormError::MaintenanceSettled => crate::i18n::operations(lang).maint_settled.to_owned(),
+            FormError::Settle(refusal) => refusal.message(lang),
+            FormError::UnknownInvitation => p.err_unknown_invitation.to_owned(),
+            FormError::AccountExists => p.err_account_exists.to_owned(),
         }
     }
 
@@ -186,8 +206,9 @@ impl FormError {
             FormError::NotMember | FormError::UnknownHost => 404,
             FormError::SoldOut | FormError::Busy | FormError::HostTransition => 409,
             FormError::SnapshotQuota | FormError::SnapshotBusy => 409,
-            FormError::MaintenanceSettled => 409,
+            FormError::MaintenanceSettled | FormError::BillingProfileMissing => 409,
             FormError::AlreadyMember | FormError::LastOwner | FormError::OnlyOrganization => 409,
+            FormError::UnknownInvitation | FormError::AccountExists => 409,
             FormError::Throttled(_) | FormError::TooMany(_) | FormError::DailyOrderLimit => 429,
             FormError::Unavailable => 503,
             _ => 422,

@@ -16,6 +16,7 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
     let staff = user.as_ref().is_some_and(|u| u.is_staff);
     let technical = role.is_some_and(domain::Role::technical);
     let money = role.is_some_and(domain::Role::money);
+    let owner = role == Some(domain::Role::Owner);
     let here = use_context::<http::request::Parts>()
         .map(|p| p.uri.path().to_owned())
         .unwrap_or_default();
@@ -31,8 +32,9 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
                 {(technical || money).then(|| view! { <li><a href=href(lang, "/orders") aria-current=current("/orders")>{o.nav_orders}</a></li> })}
                 {technical.then(|| view! { <li><a href=href(lang, "/keys") aria-current=current("/keys")>{o.nav_keys}</a></li> })}
                 {money.then(|| view! { <li><a href=href(lang, "/billing") aria-current=current("/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
-                {staff.then(|| view! { <li><a href=href(lang, "/staff/hosts") aria-current=current("/staff/hosts")>{o.nav_inventory}</a></li> })}
-                {staff.then(|| view! { <li><a href=href(lang, "/staff/finance") aria-current=current("/staff/finance")>{crate::i18n::billing(lang).nav_finance}</a></li> })}
+                {staff.then(|| view! { <li><a href=href(lang, "/staff") aria-current=current("/staff")>{crate::i18n::staff(lang).title}</a></li> })}
+                {owner.then(|| view! { <li><a href=href(lang, "/members") aria-current=current("/members")>{p.nav_members}</a></li> })}
+                {owner.then(|| view! { <li><a href=href(lang, "/audit") aria-current=current("/audit")>{p.nav_audit}</a></li> })}
                 <li><a href=href(lang, "/account") aria-current=current("/account")>{p.account_title}</a></li>
             </ul>
         </nav>

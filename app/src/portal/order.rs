@@ -1,9 +1,9 @@
-//! The order form: name, image, SSH keys, add-ons and billing country for a
-//! plan at a site, with a summary that states the monthly price ex VAT, the
-//! VAT and the total. "Update summary" and "Place order" are two buttons of
-//! one POST form, so it all works without JavaScript.
+//! The order form: name, image, SSH keys and add-ons for a plan at a site,
+//! whom it bills (the organization's billing profile, read-only here), and
+//! a summary that states the monthly price ex VAT, the VAT and the total.
+//! "Update summary" and "Place order" are two buttons of one POST form, so
+//! it all works without JavaScript.
 
-use domain::order::{Country, COUNTRIES};
 use domain::{Lang, Money, OsImage, Plan, Quote, Site};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -28,24 +28,40 @@ pub struct OrderFormView {
     pub addons: Vec<String>,
     pub key_ids: Vec<String>,
     pub new_key: String,
-    pub country: String,
     /// The user's saved keys: (id, name, fingerprint).
     pub keys: Vec<(String, String, String)>,
-    /// Present once a billing country is chosen.
+    /// Present once the organization has a billing profile.
     pub quote: Option<Quote>,
-    /// Plan and add-ons ex VAT, shown before a country is chosen.
+    /// Plan and add-ons ex VAT, shown without a billing profile.
     pub net: Option<Money>,
     /// Sent back with the order: a retried submit finds the same order.
     pub idempotency_key: String,
     /// After a sold-out refusal: the sites that still have the plan.
     pub sold_out: Option<Vec<String>>,
     pub email: String,
-    /// The organization's billing profile sets the country (and VAT ID).
-    pub country_from_profile: bool,
+    /// Whom the order bills: the organization's billing profile, which
+    /// sets the country and VAT. `None` until it is given.
+    pub bill_to: Option<BillToView>,
+    /// Owners may change the profile (billing members too, but they don't
+    /// order); technical members are told whom to ask.
+    pub can_change_billing: bool,
+    /// The billing profile page, coming back to this plan and site.
+    pub change_billing: String,
     /// The profile's VAT ID and its VIES status (`invalid`, `unchecked`)
     /// when VIES has not confirmed it, so VAT is charged instead of
     /// reverse charge.
     pub vat_id_unconfirmed: Option<(String, String)>,
+}
+
+/// The billing profile as the order form shows it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct BillToView {
+    pub legal_name: String,
+    pub address: String,
+    pub postal_code: String,
+    pub city: String,
+    pub country: String,
+    pub vat_id: Option<String>,
 }
 
 /// The "who should not buy" points that apply to a plan.
@@ -122,7 +138,7 @@ pub fn OrderPage() -> impl IntoView {
                     <ImageChoice lang selected=form.image.clone() />
                     <KeyChoice lang form=form.clone() />
                     <AddonChoice lang plan=plan.clone() selected=form.addons.clone() />
-                    <CountryChoice lang selected=form.country.clone() fixed=form.country_from_profile />
+                    <BillTo lang form=form.clone() />
                     <Summary lang plan=plan.clone() form=form.clone() />
                     <NotFor lang plan=plan.id.to_string() />
                     <p class="notes">{o.order_hold_note}</p>
@@ -225,46 +241,50 @@ fn AddonChoice(lang: Lang, plan: Plan, selected: Vec<String>) -> impl IntoView {
     }
 }
 
-fn country_name(lang: Lang, c: &Country) -> &'static str {
-    match lang {
-        Lang::Zh => c.zh,
-        Lang::En => c.en,
-    }
-}
-
+/// Whom the order bills, read-only: invoices go to the billing profile,
+/// which an order never changes.
 #[component]
-fn CountryChoice(lang: Lang, selected: String, fixed: bool) -> impl IntoView {
+fn BillTo(lang: Lang, form: OrderFormView) -> impl IntoView {
     let o = orders(lang);
-    if fixed {
-        let name = domain::order::country(&selected)
-            .map_or(selected.clone(), |c| country_name(lang, c).to_owned());
+    let change = form.can_change_billing.then(|| {
+        view! { <a href=href(lang, &form.change_billing) data-testid="change-billing">{o.order_change_billing}</a> }
+    });
+    let Some(p) = form.bill_to else {
         return view! {
-            <div class="field">
-                <p>
-                    <strong>{o.order_country}</strong>": "{name}" "
-                    <a href=href(lang, "/billing#profile")>{o.order_country_profile}</a>
-                </p>
-                <input type="hidden" name="country" value=selected />
+            <div class="field bill-to" data-testid="bill-to">
+                <p><strong>{o.order_bill_to}</strong></p>
+                <p class="notice">{o.order_billing_missing}</p>
+                {change}
             </div>
         }
         .into_any();
-    }
-    let group = |eu: bool| {
-        COUNTRIES
-            .iter()
-            .filter(|c| c.eu == eu)
-            .map(|c| view! { <option value=c.code selected=selected == c.code>{country_name(lang, c)}</option> })
-            .collect_view()
     };
+    let country = domain::order::country(&p.country).map_or(p.country.clone(), |c| {
+        match lang {
+            Lang::Zh => c.zh,
+            Lang::En => c.en,
+        }
+        .to_owned()
+    });
+    let vat_prefix = crate::i18n::billing(lang).vat_prefix;
     view! {
-        <div class="field">
-            <label for="country">{o.order_country}</label>
-            <select id="country" name="country" aria-describedby="country-hint">
-                <option value="" selected=selected.is_empty()>{o.order_country_choose}</option>
-                <optgroup label=o.order_eu>{group(true)}</optgroup>
-                <optgroup label=o.order_non_eu>{group(false)}</optgroup>
-            </select>
-            <p class="hint" id="country-hint">{o.order_country_hint}</p>
+        <div class="field bill-to" data-testid="bill-to">
+            <p><strong>{o.order_bill_to}</strong></p>
+            <address>
+                {p.legal_name}<br />
+                {p.address}<br />
+                {format!("{} {}", p.postal_code, p.city)}<br />
+                {country}
+                {p.vat_id.map(|id| view! { <br />{format!("{vat_prefix} {id}")} })}
+            </address>
+            <p class="hint">
+                {o.order_bill_to_hint}" "
+                {if form.can_change_billing {
+                    change.into_any()
+                } else {
+                    o.order_billing_ask.into_any()
+                }}
+            </p>
         </div>
     }
     .into_any()
@@ -305,7 +325,7 @@ fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
         }
         None => view! {
             <dt>{o.sum_net}</dt><dd>{form.net.unwrap_or(plan.monthly_price).format(lang)}</dd>
-            <dt>{o.sum_total}</dt><dd>{o.sum_choose_country}</dd>
+            <dt>{o.sum_total}</dt><dd>{o.sum_needs_profile}</dd>
         }
         .into_any(),
     };

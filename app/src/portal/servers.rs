@@ -1,13 +1,21 @@
 //! Servers: the organization's list and one server's page with its state,
 //! installation progress (updated in place by /portal.js, and correct after
 //! a reload), addresses, term, add-ons, keys, recent events, renaming and
-//! power actions behind a confirmation.
+//! power actions behind a confirmation. What an action did is said right
+//! under the state line at the top, where its redirect lands.
+
+mod availability;
+mod cancellation;
+mod list;
+pub mod overdue;
+
+pub use list::ServersPage;
 
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::forms::{CsrfField, FormErrorNotice, Notice};
+use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
 use super::{from_parts, query, use_feedback};
 use crate::context::use_facts;
@@ -41,6 +49,8 @@ pub struct ServerRow {
     pub cancelled_at: Option<i64>,
     /// Term ends the server can be cancelled at, earliest first.
     pub cancel_dates: Vec<i64>,
+    /// An overdue invoice that will suspend it (or did).
+    pub overdue: Option<overdue::OverdueView>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -106,83 +116,6 @@ fn site_city(lang: Lang, code: &str) -> String {
     use_facts()
         .and_then(|f| f.catalog.site(code).map(|s| s.city.get(lang).to_owned()))
         .unwrap_or_else(|| code.to_owned())
-}
-
-#[component]
-pub fn ServersPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/servers" /> }.into_any();
-    }
-    let Some(view) = from_parts::<ServersView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let o = orders(lang);
-    let t = ui(lang);
-    let facts = use_facts();
-    let empty = view.servers.is_empty();
-    let rows = view
-        .servers
-        .into_iter()
-        .map(|s| {
-            let plan = facts
-                .as_ref()
-                .and_then(|f| f.catalog.plan(&s.plan_id).map(|p| p.name.clone()))
-                .unwrap_or_else(|| s.plan_id.clone());
-            view! {
-                <tr data-server=s.name.clone() data-state=s.state.clone()>
-                    <th scope="row"><a href=href(lang, &format!("/servers/{}", s.id))>{s.name.clone()}</a></th>
-                    <td>{plan}</td>
-                    <td>{site_city(lang, &s.site_code)}</td>
-                    <td>
-                        {(o.server_state)(&s.state)}
-                        {in_progress(&s.state).then(|| format!(" · {}%", s.progress))}
-                        {s.cancel_at.map(|at| view! {
-                            <br /><span class="hint" data-testid="cancels-on">{(o.servers_cancels_on)(&domain::time::format_date(at))}</span>
-                        })}
-                    </td>
-                    <td><code>{s.ipv4.clone().unwrap_or_default()}</code></td>
-                </tr>
-            }
-        })
-        .collect_view();
-    view! {
-        <Page lang title=o.servers_title.to_owned() description=o.servers_title.to_owned() rest="/servers".to_owned() noindex=true>
-            <section class="section portal-form wide" aria-labelledby="servers-title">
-                <PortalNav lang />
-                <div class="title-row">
-                    <h1 id="servers-title">{o.servers_title}</h1>
-                    {(!empty).then(|| view! {
-                        <a class="button" href=format!("{}#plans", href(lang, ""))>{o.servers_order_more}</a>
-                    })}
-                </div>
-                {if empty {
-                    view! { <p>{o.servers_empty}" "<a href=format!("{}#plans", href(lang, ""))>{o.servers_order_first}</a></p> }.into_any()
-                } else {
-                    view! {
-                        <div class="table-scroll" role="region" tabindex="0" aria-label=o.servers_title>
-                            <table class="servers">
-                                <thead>
-                                    <tr>
-                                        <th scope="col">{o.col_name}</th>
-                                        <th scope="col">{t.configure_plan}</th>
-                                        <th scope="col">{t.configure_site}</th>
-                                        <th scope="col">{o.col_state}</th>
-                                        <th scope="col">{o.col_address}</th>
-                                    </tr>
-                                </thead>
-                                <tbody>{rows}</tbody>
-                            </table>
-                        </div>
-                    }
-                    .into_any()
-                }}
-            </section>
-        </Page>
-    }
-    .into_any()
 }
 
 #[component]
@@ -257,37 +190,33 @@ pub fn ServerDetailPage() -> impl IntoView {
             }
         })
         .collect_view();
-    let done = match query("done").as_deref() {
-        Some("rename") => Some(o.server_done_rename),
-        Some("power") => Some(o.server_done_power),
-        Some("snapshot") => Some(crate::i18n::operations(lang).snapshots_taken),
-        Some("restore") => Some(crate::i18n::operations(lang).snapshots_restoring),
-        Some("delete-snapshot") => Some(crate::i18n::operations(lang).snapshots_deleted),
-        Some("maintenance-accept") => Some(crate::i18n::operations(lang).maint_done_accept),
-        Some("maintenance-propose") => Some(crate::i18n::operations(lang).maint_done_counter),
+    // Said under the state line, which is where these redirects land;
+    // snapshot takes and deletes land at (and are said in) their section.
+    let done_query = query("done").unwrap_or_default();
+    let done = match done_query.as_str() {
+        "rename" => Some(o.server_done_rename.to_owned()),
+        "power" => Some(o.server_done_power.to_owned()),
+        "restore" if s.state == "restoring" => Some(o.server_done_restore.to_owned()),
+        "maintenance-accept" => Some(crate::i18n::operations(lang).maint_done_accept.to_owned()),
+        "maintenance-propose" => Some(crate::i18n::operations(lang).maint_done_counter.to_owned()),
+        other => cancellation::outcome(lang, other, &s),
+    };
+    let snapshot_done = match done_query.as_str() {
+        "snapshot" => Some(crate::i18n::operations(lang).snapshots_taken),
+        "delete-snapshot" => Some(crate::i18n::operations(lang).snapshots_deleted),
         _ => None,
     };
     let live = in_progress(&s.state) && s.cancelled_at.is_none();
     let running = s.state == "running" && s.cancelled_at.is_none();
     let failed = s.state == "failed";
     let base = format!("/servers/{}", s.id);
-    let password = view.root_password.clone().map(|pw| {
-        view! {
-            <div class="notice notice-ok secret" role="status">
-                <h2>{o.server_password_title}</h2>
-                <p><code data-testid="root-password">{pw}</code></p>
-                <p>{o.server_password_once}</p>
-            </div>
-        }
-    });
-    let reveal = (running && s.has_secret && view.root_password.is_none()).then(|| {
-        view! {
-            <form method="post" action=href(lang, &format!("{base}/reveal")) class="inline">
-                <CsrfField />
-                <button type="submit" class="secondary">{o.server_reveal}</button>
-            </form>
-        }
-    });
+    let password = view
+        .root_password
+        .clone()
+        .map(|password| view! { <super::root_password::RevealedPassword lang password /> });
+    let reveal = view! {
+        <super::root_password::RootPasswordSection lang server=s.clone() events=view.events.clone() revealed=view.root_password.is_some() />
+    };
     let feedback_name = use_feedback().value("name");
     let name_value = if feedback_name.is_empty() {
         s.name.clone()
@@ -301,7 +230,6 @@ pub fn ServerDetailPage() -> impl IntoView {
                 <p><a href=href(lang, "/servers")>{o.server_back}</a></p>
                 <h1 id="server-title">{s.name.clone()}</h1>
                 <FormErrorNotice lang />
-                <Notice text=done />
                 {password}
                 {failed.then(|| view! { <p class="notice notice-error">{o.server_failed_note}</p> })}
                 <div
@@ -312,6 +240,9 @@ pub fn ServerDetailPage() -> impl IntoView {
                 >
                     <p class="state">
                         <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(&s.state)}</span>
+                        {s.cancel_at.filter(|_| s.cancelled_at.is_none()).map(|at| view! {
+                            " "<span class="state-term" data-testid="server-ends">{(o.server_stops_on)(&domain::time::format_date(at))}</span>
+                        })}
                     </p>
                     {matches!(s.state.as_str(), "pending" | "provisioning" | "restoring").then(|| view! {
                         <div class="progress-line">
@@ -324,6 +255,8 @@ pub fn ServerDetailPage() -> impl IntoView {
                         <p class="hint">{o.server_live_note}</p>
                     })}
                 </div>
+                {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
+                {s.overdue.clone().map(|overdue| view! { <overdue::OverdueNotice lang overdue /> })}
                 <dl class="facts">
                     <dt>{o.server_specs}</dt><dd>{specs}</dd>
                     <dt>{t.configure_site}</dt><dd>{site_city(lang, &s.site_code)}</dd>
@@ -332,15 +265,23 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <dt>{o.server_ipv6}</dt><dd><code data-live="ipv6">{s.ipv6.clone().unwrap_or_else(|| o.server_pending_address.to_owned())}</code></dd>
                     <dt>{o.server_term_start}</dt>
                     <dd>{s.term_start.map_or_else(|| o.server_term_note.to_owned(), domain::time::format_date)}</dd>
-                    <dt>{o.server_renews}</dt>
-                    <dd>{s.renews_at.map_or_else(|| "–".to_owned(), domain::time::format_date)}</dd>
+                    {match (s.cancel_at, s.cancelled_at) {
+                        (Some(at), None) => view! {
+                            <dt>{o.server_ends}</dt>
+                            <dd data-testid="term-end">{domain::time::format_date(at)}</dd>
+                        }.into_any(),
+                        _ => view! {
+                            <dt>{o.server_renews}</dt>
+                            <dd data-testid="term-end">{s.renews_at.map_or_else(|| "–".to_owned(), domain::time::format_date)}</dd>
+                        }.into_any(),
+                    }}
                     <dt>{o.server_addons}</dt><dd>{addons}</dd>
                     <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.clone()}</a></dd>
                 </dl>
                 {view.telemetry.clone().map(|t| view! { <super::telemetry::Telemetry lang view=t /> })}
                 {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
                 <super::maintenance::ServerMaintenance lang base=base.clone() degraded=view.degraded.clone() windows=view.windows.clone() />
-                <Availability lang availability=view.availability sla=view.sla.clone() />
+                <availability::Availability lang availability=view.availability sla=view.sla.clone() />
                 <h2>{o.server_keys}</h2>
                 {keys}
                 {reveal}
@@ -372,9 +313,9 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <PowerForm lang base=base.clone() name=s.name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
                 })}
                 {(!failed).then(|| view! {
-                    <super::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running />
+                    <super::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running done=snapshot_done />
                 })}
-                <Cancellation lang server=s.clone() />
+                <cancellation::Cancellation lang server=s.clone() />
                 <h2>{o.server_events}</h2>
                 <ul class="events">{events}</ul>
             </section>
@@ -409,122 +350,4 @@ fn PowerForm(
             <button type="submit" class="secondary">{title}</button>
         </form>
     }
-}
-
-/// The SLA as the customer sees it: this month so far, and the credits
-/// already worked out, with their computation.
-#[component]
-fn Availability(
-    lang: Lang,
-    availability: (i64, i64),
-    sla: Vec<(String, i64, domain::Money, Option<String>)>,
-) -> impl IntoView {
-    let o = orders(lang);
-    let (ppm, down) = availability;
-    let any = !sla.is_empty();
-    let rows = sla
-        .into_iter()
-        .map(|(month, ppm, credit, note)| {
-            let key = month.clone();
-            view! {
-                <tr data-sla=key>
-                    <th scope="row">{month}</th>
-                    <td class="num">{domain::sla::format_ppm(ppm)}</td>
-                    <td class="num">{format!("{}%", domain::sla::credit_percent(ppm))}</td>
-                    <td class="num">{credit.format(lang)}</td>
-                    <td>{note.unwrap_or_default()}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    view! {
-        <section aria-labelledby="availability-title">
-            <h2 id="availability-title">{o.sla_title}</h2>
-            <p data-testid="availability">{(o.sla_this_month)(&domain::sla::format_ppm(ppm), down / 60)}</p>
-            <p class="hint">{o.sla_rule}</p>
-            {any.then(|| view! {
-            <div class="table-scroll" role="region" tabindex="0" aria-label=o.sla_title>
-                <table class="sla">
-                    <thead>
-                        <tr>
-                            <th scope="col">{o.sla_month}</th>
-                            <th scope="col" class="num">{o.sla_availability}</th>
-                            <th scope="col" class="num">{o.sla_share}</th>
-                            <th scope="col" class="num">{o.sla_credit}</th>
-                            <th scope="col">{o.sla_note}</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            })}
-        </section>
-    }
-}
-
-/// Scheduling a cancellation (a date, a reason, the name typed, the risk
-/// acknowledged), taking it back, or what happened.
-#[component]
-fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
-    let o = orders(lang);
-    let base = format!("/servers/{}", server.id);
-    if let Some(at) = server.cancelled_at {
-        return view! { <p class="notice" data-testid="cancelled">{(o.cancelled_notice)(&domain::time::format_date(at))}</p> }.into_any();
-    }
-    if let Some(at) = server.cancel_at {
-        return view! {
-            <section class="danger-zone" aria-labelledby="cancel-title">
-                <h2 id="cancel-title">{o.cancel_title}</h2>
-                <p class="notice" data-testid="cancel-scheduled">{(o.cancel_scheduled)(&domain::time::format_date(at))}</p>
-                <form method="post" action=href(lang, &format!("{base}/revoke"))>
-                    <CsrfField />
-                    <button type="submit">{o.cancel_revoke}</button>
-                </form>
-            </section>
-        }
-        .into_any();
-    }
-    if server.cancel_dates.is_empty() {
-        return ().into_any();
-    }
-    let dates = server
-        .cancel_dates
-        .iter()
-        .enumerate()
-        .map(|(n, at)| {
-            let date = domain::time::format_date(*at);
-            view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
-        })
-        .collect_view();
-    let reasons = domain::order::CANCEL_REASONS
-        .iter()
-        .map(|r| view! { <option value=*r>{(o.cancel_reason_label)(r)}</option> })
-        .collect_view();
-    view! {
-        <section class="danger-zone" aria-labelledby="cancel-title">
-            <h2 id="cancel-title">{o.cancel_title}</h2>
-            <p>{o.cancel_warning}</p>
-            <form method="post" action=href(lang, &format!("{base}/cancel"))>
-                <CsrfField />
-                <div class="field">
-                    <label for="cancel-at">{o.cancel_date}</label>
-                    <select id="cancel-at" name="at">{dates}</select>
-                </div>
-                <div class="field">
-                    <label for="cancel-reason">{o.cancel_reason}</label>
-                    <select id="cancel-reason" name="reason">{reasons}</select>
-                </div>
-                <div class="field">
-                    <label for="confirm-name">{(o.cancel_type_name)(&server.name)}</label>
-                    <input id="confirm-name" name="confirm_name" required autocomplete="off" />
-                </div>
-                <label class="option" for="understood">
-                    <input type="checkbox" id="understood" name="confirm" value="yes" required />
-                    " "{o.cancel_understand}
-                </label>
-                <button type="submit" class="button-danger">{o.cancel_submit}</button>
-            </form>
-        </section>
-    }
-    .into_any()
 }

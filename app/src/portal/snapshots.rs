@@ -1,6 +1,7 @@
 //! A server's snapshots on its page: the advice to take one before touching
 //! drivers, the quota, the list, and forms to take, restore (confirmed)
-//! and delete (confirmed). Plain forms: no JavaScript needed.
+//! and delete (confirmed). Plain forms: no JavaScript needed. A restore
+//! lands at the top of the page, where its progress is.
 
 use domain::Lang;
 use leptos::prelude::*;
@@ -40,6 +41,9 @@ pub fn Snapshots(
     quota: usize,
     /// Whether the server can take or restore one now (running).
     running: bool,
+    /// What a take or delete just did: said here, where its redirect
+    /// (`#snapshots`) lands, not at the top of the page.
+    done: Option<&'static str>,
 ) -> impl IntoView {
     let t = operations(lang);
     let used = snapshots.len();
@@ -93,6 +97,7 @@ pub fn Snapshots(
         .collect_view();
     view! {
         <h2 id="snapshots">{t.snapshots_title}</h2>
+        {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
         <aside class="notice advice" aria-label=t.snapshots_advice_title>
             <strong>{t.snapshots_advice_title}</strong>" "{t.snapshots_advice}
         </aside>

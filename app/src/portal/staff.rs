@@ -1,20 +1,16 @@
-//! The staff area: organizations, users, and the development outbox.
+//! The staff area's frame: its menu on every staff page, and the
+//! development outbox. The home is `staff_home`.
 
+use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::from_parts;
-use crate::i18n::portal;
+use crate::i18n::{portal, staff};
 use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct StaffView {
-    pub organizations: Vec<(String, i64, i64)>,
-    pub users: Vec<(String, String, bool, bool)>,
-}
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct OutboxView {
@@ -22,86 +18,65 @@ pub struct OutboxView {
     pub mails: Vec<(i64, String, String, String)>,
 }
 
-#[component]
-pub fn StaffPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff" /> }.into_any();
+/// The request's path without its language, e.g. `/staff/audit`.
+fn here() -> String {
+    let path = use_context::<http::request::Parts>()
+        .map(|p| p.uri.path().to_owned())
+        .unwrap_or_default();
+    match crate::context::lang_of_path(&path) {
+        Some(lang) => path[lang.code().len() + 1..].to_owned(),
+        None => path,
     }
-    let Some(view) = from_parts::<StaffView>() else {
-        return view! { <NotFound /> }.into_any();
+}
+
+/// Whether this page is one of the staff area's: pages shared with
+/// customers (the audit log, an invoice) say so in their language switch
+/// and show the staff menu.
+pub fn in_staff_area() -> bool {
+    let here = here();
+    here == "/staff" || here.starts_with("/staff/")
+}
+
+/// Where the language switch of a page shared with customers leads: the
+/// same staff page in the staff area, else the customer's page `rest`.
+pub fn switch_rest(rest: &str) -> String {
+    if in_staff_area() {
+        here()
+    } else {
+        rest.to_owned()
+    }
+}
+
+/// The staff pages, linked from each of them (nothing outside the staff
+/// area, so pages shared with customers can always include it).
+#[component]
+pub fn StaffNav(lang: Lang) -> impl IntoView {
+    if !in_staff_area() {
+        return ().into_any();
+    }
+    let s = staff(lang);
+    let here = here();
+    let development = crate::context::use_site_info().development;
+    let link = move |rest: &'static str, text: &'static str| {
+        // The home is current only on itself; a section also on its pages.
+        let current = if rest == "/staff" {
+            here == rest
+        } else {
+            here == rest || here.starts_with(&format!("{rest}/"))
+        };
+        view! { <li><a href=href(lang, rest) aria-current=current.then_some("page")>{text}</a></li> }
     };
-    let p = portal(lang);
-    let yes_no = move |b: bool| if b { p.yes } else { p.no };
-    let orgs = view
-        .organizations
-        .into_iter()
-        .map(|(name, members, at)| {
-            view! {
-                <tr>
-                    <th scope="row">{name}</th>
-                    <td>{members}</td>
-                    <td>{domain::time::format_date(at)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    let users = view
-        .users
-        .into_iter()
-        .map(|(email, name, verified, staff)| {
-            let key = email.clone();
-            view! {
-                <tr data-user=key>
-                    <th scope="row">{email}</th>
-                    <td>{name}</td>
-                    <td>{yes_no(verified)}</td>
-                    <td>{yes_no(staff)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
     view! {
-        <Page lang title=p.staff_title.to_owned() description=p.staff_title.to_owned() rest="/staff".to_owned() noindex=true>
-            <section class="section portal-form wide" aria-labelledby="staff-title">
-                <h1 id="staff-title">{p.staff_title}</h1>
-                <ul class="site-list">
-                    {crate::context::use_site_info()
-                        .development
-                        .then(|| view! { <li><a href=href(lang, "/staff/outbox")>{p.staff_outbox}</a></li> })}
-                    <li><a href=href(lang, "/staff/audit")>{p.audit_title}</a></li>
-                </ul>
-                <h2>{p.staff_organizations}</h2>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=p.staff_organizations>
-                    <table>
-                        <thead>
-                            <tr>
-                                <th scope="col">{p.account_organization}</th>
-                                <th scope="col">{p.staff_members}</th>
-                                <th scope="col">{p.staff_created}</th>
-                            </tr>
-                        </thead>
-                        <tbody>{orgs}</tbody>
-                    </table>
-                </div>
-                <h2>{p.staff_users}</h2>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=p.staff_users>
-                    <table>
-                        <thead>
-                            <tr>
-                                <th scope="col">{p.email}</th>
-                                <th scope="col">{p.name}</th>
-                                <th scope="col">{p.staff_verified}</th>
-                                <th scope="col">{p.staff_is_staff}</th>
-                            </tr>
-                        </thead>
-                        <tbody>{users}</tbody>
-                    </table>
-                </div>
-            </section>
-        </Page>
+        <nav class="portal-nav staff-nav" aria-label=s.nav_label>
+            <ul>
+                {link("/staff", s.nav_home)}
+                {link("/staff/hosts", s.nav_hosts)}
+                {link("/staff/orders", s.nav_orders)}
+                {link("/staff/finance", s.nav_finance)}
+                {development.then(|| link("/staff/outbox", s.nav_outbox))}
+                {link("/staff/audit", s.nav_audit)}
+            </ul>
+        </nav>
     }
     .into_any()
 }
@@ -139,6 +114,7 @@ pub fn OutboxPage() -> impl IntoView {
     view! {
         <Page lang title=p.staff_outbox.to_owned() description=p.staff_outbox.to_owned() rest="/staff/outbox".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="outbox-title">
+                <StaffNav lang />
                 <h1 id="outbox-title">{p.staff_outbox}</h1>
                 <p>{p.staff_outbox_note}</p>
                 {mails}

@@ -2,6 +2,10 @@
 //! clock over the last 24 hours, corrected ECC errors, and traffic this
 //! month against the 250 TB fair-use allowance. No JavaScript; each chart
 //! is an image with a title and a text summary for screen readers.
+//!
+//! The SVG stretches to its box, so text inside it would shrink with it
+//! (12 px became ~5 px on a 360 px phone). The axis labels are therefore
+//! HTML around the plot, in the page's own font size.
 
 use domain::Lang;
 use leptos::prelude::*;
@@ -23,21 +27,29 @@ pub struct TelemetryView {
     pub fair_use_bytes: i64,
 }
 
+/// The plot's own coordinates; CSS gives it its size on the page.
 const WIDTH: i64 = 600;
-const HEIGHT: i64 = 170;
-const LEFT: i64 = 48;
-const RIGHT: i64 = 590;
-const TOP: i64 = 10;
-const BOTTOM: i64 = 140;
+const HEIGHT: i64 = 150;
+const LEFT: i64 = 0;
+const RIGHT: i64 = WIDTH;
+/// A little room so the highest and lowest lines are not cut in half.
+const TOP: i64 = 4;
+const BOTTOM: i64 = HEIGHT - 4;
 
-fn points(series: &[(i64, i64)], from: i64, to: i64, min: i64, max: i64) -> String {
+/// A reading's place in the plot's coordinates.
+fn place((t, v): (i64, i64), from: i64, to: i64, min: i64, max: i64) -> (i64, i64) {
     let span_t = (to - from).max(1);
     let span_v = (max - min).max(1);
+    let x = LEFT + (t - from).clamp(0, span_t) * (RIGHT - LEFT) / span_t;
+    let y = BOTTOM - (v - min).clamp(0, span_v) * (BOTTOM - TOP) / span_v;
+    (x, y)
+}
+
+fn points(series: &[(i64, i64)], from: i64, to: i64, min: i64, max: i64) -> String {
     series
         .iter()
-        .map(|(t, v)| {
-            let x = LEFT + (t - from) * (RIGHT - LEFT) / span_t;
-            let y = BOTTOM - (v - min).clamp(0, span_v) * (BOTTOM - TOP) / span_v;
+        .map(|r| {
+            let (x, y) = place(*r, from, to, min, max);
             format!("{x},{y}")
         })
         .collect::<Vec<_>>()
@@ -74,30 +86,45 @@ fn LineChart(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            view! { <polyline class=format!("series series-{i}") points=points(s, from, to, min, max) fill="none" /> }
+            // The latest reading as a dot (a zero-length line with round
+            // caps stays round in a stretched plot): a server delivered a
+            // moment ago has one reading, which a line alone can't show.
+            let last = s.last().map(|r| place(*r, from, to, min, max));
+            view! {
+                <polyline class=format!("series series-{i}") points=points(s, from, to, min, max) fill="none" />
+                {last.map(|(x, y)| view! { <line class=format!("latest series-{i}") x1=x y1=y x2=x y2=y /> })}
+            }
         })
         .collect_view();
     let labelled = format!("{title_id} {desc_id}");
+    // The labels repeat what the SVG's description and the caption say,
+    // so screen readers skip them.
     view! {
         <figure class="chart">
-            <svg
-                viewBox=format!("0 0 {WIDTH} {HEIGHT}")
-                role="img"
-                aria-labelledby=labelled
-                data-chart=id
-                preserveAspectRatio="none"
-            >
-                <title id=title_id.clone()>{title}</title>
-                <desc id=desc_id>{summary.clone()}</desc>
-                <line class="axis" x1=LEFT y1=BOTTOM x2=RIGHT y2=BOTTOM />
-                <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=BOTTOM />
-                <text class="tick" x=LEFT - 6 y=TOP + 8 text-anchor="end">{format!("{max}")}</text>
-                <text class="tick" x=LEFT - 6 y=BOTTOM text-anchor="end">{format!("{min}")}</text>
-                <text class="tick" x=LEFT y=HEIGHT - 8>{o.telemetry_24h_ago}</text>
-                <text class="tick" x=RIGHT y=HEIGHT - 8 text-anchor="end">{o.telemetry_now}</text>
-                {lines}
-            </svg>
-            <figcaption>{format!("{title} ({unit}): {summary}")}</figcaption>
+            <div class="chart-plot">
+                <div class="chart-y" aria-hidden="true">
+                    <span class="tick">{max}</span>
+                    <span class="tick">{min}</span>
+                </div>
+                <svg
+                    viewBox=format!("0 0 {WIDTH} {HEIGHT}")
+                    role="img"
+                    aria-labelledby=labelled
+                    data-chart=id
+                    preserveAspectRatio="none"
+                >
+                    <title id=title_id.clone()>{title}</title>
+                    <desc id=desc_id>{summary.clone()}</desc>
+                    <line class="axis" x1=LEFT y1=BOTTOM x2=RIGHT y2=BOTTOM />
+                    <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=BOTTOM />
+                    {lines}
+                </svg>
+                <div class="chart-x" aria-hidden="true">
+                    <span class="tick">{o.telemetry_24h_ago}</span>
+                    <span class="tick">{o.telemetry_now}</span>
+                </div>
+            </div>
+            <figcaption>{(o.telemetry_caption)(title, unit, &summary)}</figcaption>
         </figure>
     }
 }

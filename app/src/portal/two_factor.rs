@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
-use super::{from_parts, query};
+use super::from_parts;
+use super::notices::SavedNotice;
 use crate::i18n::portal;
 use crate::shell::route_lang;
 use crate::storefront::href;
@@ -29,11 +30,7 @@ pub fn TwoFactorPage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let p = portal(lang);
-    let notice = match query("done").as_deref() {
-        Some("off") => Some(p.tfa_disabled),
-        _ if view.required && !view.enabled => Some(p.tfa_required_notice),
-        _ => None,
-    };
+    let notice = (view.required && !view.enabled).then_some(p.tfa_required_notice);
     let body = if !view.recovery_codes.is_empty() {
         let codes = view
             .recovery_codes
@@ -81,7 +78,9 @@ pub fn TwoFactorPage() -> impl IntoView {
     view! {
         <Page lang title=p.tfa_title.to_owned() description=p.tfa_title.to_owned() rest="/account/2fa".to_owned() noindex=true>
             <section class="section portal-form" aria-labelledby="tfa-title">
+                <super::nav::PortalNav lang />
                 <h1 id="tfa-title">{p.tfa_title}</h1>
+                <SavedNotice lang />
                 <Notice text=notice />
                 {body}
             </section>

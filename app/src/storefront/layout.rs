@@ -1,5 +1,6 @@
 //! The frame of every storefront page: head metadata, header with the
-//! language switch, and footer.
+//! language switch, and footer. Portal pages use it too; only they show who
+//! is signed in (see `SignedIn`).
 
 use domain::Lang;
 use leptos::prelude::*;
@@ -69,6 +70,7 @@ pub fn Page(
             >
                 {t.switch_to_other}
             </a>
+            <SignedIn lang />
         </header>
         <main id="main" tabindex="-1">{children()}</main>
         <footer class="site-footer">
@@ -76,4 +78,30 @@ pub fn Page(
             <p>{t.footer_sla}</p>
         </footer>
     }
+}
+
+/// Who is signed in, and the log-out button. Only portal requests carry a
+/// `Viewer` (the server's `load_viewer` sets it); storefront pages are
+/// rendered without a session and cached for everyone, so they never show
+/// this.
+#[component]
+fn SignedIn(lang: Lang) -> impl IntoView {
+    let viewer = crate::portal::from_parts::<crate::portal::Viewer>()?;
+    let user = viewer.user?;
+    let p = crate::i18n::portal(lang);
+    let organization = (!user.organization.is_empty()).then(|| {
+        view! { <span class="account-org" data-testid="header-organization">{user.organization.clone()}</span> }
+    });
+    Some(view! {
+        <div class="account-menu" role="group" aria-label=p.header_account data-testid="account-menu">
+            <a class="account-who" href=href(lang, "/account")>
+                <span data-testid="header-email">{user.email.clone()}</span>
+                {organization}
+            </a>
+            <form method="post" action=href(lang, "/logout") class="header-logout">
+                <input type="hidden" name="csrf" value=viewer.csrf_token />
+                <button type="submit" class="button-secondary" data-testid="header-logout">{p.logout}</button>
+            </form>
+        </div>
+    })
 }

@@ -3,6 +3,7 @@
 //! until used up.
 
 use anyhow::Context;
+use domain::Lang;
 use sqlx::{Any, Row, Transaction};
 
 use super::numbering;
@@ -52,6 +53,11 @@ pub async fn issue(
     .execute(&mut **tx)
     .await
     .context("issuing a credit note")?;
+    let amount = domain::Money::eur(amount_cents);
+    super::dunning::notify(tx, organization_id, now, |lang| {
+        issued_mail(lang, &number, amount, reason)
+    })
+    .await?;
     audit::record(
         &mut **tx,
         &audit::Entry::unattended(
@@ -64,6 +70,25 @@ pub async fn issue(
     )
     .await?;
     Ok(number)
+}
+
+/// The credit note's mail: its number, amount (ex VAT) and reason.
+fn issued_mail(lang: Lang, number: &str, amount: domain::Money, reason: &str) -> (String, String) {
+    let amount = amount.format(lang);
+    match lang {
+        Lang::Zh => (
+            format!("贷项通知单 {number}"),
+            format!(
+                "您好：\n\n我们为您开具了贷项通知单 {number}，金额 {amount}（不含增值税）。\n原因：{reason}\n\n该金额将从您之后的发票中扣除；如已没有需要开票的服务器，我们会通过银行转账退还。通过 Stripe 付款的客户，金额会退回您的余额或原付款卡。\n\n贷项通知单可在门户的“账务”页面查看。"
+            ),
+        ),
+        Lang::En => (
+            format!("Credit note {number}"),
+            format!(
+                "Hello,\n\nWe have issued credit note {number} for {amount} (ex VAT).\nReason: {reason}\n\nIt is set against your next invoices; with no server left to invoice, we transfer it back to you. Customers paying through Stripe get it on their Stripe balance or back on their card.\n\nThe credit note is on the Billing page of the portal."
+            ),
+        ),
+    }
 }
 
 /// Staff issue a credit note to an organization; `None` if it doesn't exist.
@@ -169,8 +194,9 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<CreditNo
 /// back by transfer: (number, organization name, cents, issued).
 pub async fn refunds_due(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>> {
     sqlx::query(
-        "select c.number, o.name, c.remaining_cents, c.created_at from credit_notes c \
-         join organizations o on o.id = c.organization_id where c.remaining_cents > 0 \
+        "select c.number, coalesce(p.legal_name, o.name) as name, c.remaining_cents, c.created_at \
+         from credit_notes c join organizations o on o.id = c.organization_id \
+         left join billing_profiles p on p.organization_id = o.id where c.remaining_cents > 0 \
          and not exists (select 1 from servers s where s.organization_id = c.organization_id \
          and s.cancelled_at is null and s.state <> 'failed') order by c.created_at, c.number",
     )

@@ -122,7 +122,9 @@ pub(crate) async fn restore_if_settled(
     Ok(())
 }
 
-/// Mails the organization's billing address (or its owners) in their language.
+/// Mails everyone who handles the organization's money: its owners and
+/// billing members, each in their language, and the billing profile's
+/// address (in the first one's language) unless it is one of them.
 pub(crate) async fn notify(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,

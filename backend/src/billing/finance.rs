@@ -1,5 +1,6 @@
 //! Finance's view across organizations: revenue invoiced (net, ex VAT) by
-//! month, plan and site, from the lines of every invoice that isn't void.
+//! month, plan and site, from the lines of every invoice that isn't void;
+//! the invoices still to settle (settling them is `settlement`).
 
 use anyhow::Context;
 use domain::Money;
@@ -7,6 +8,13 @@ use sqlx::Row;
 use std::collections::BTreeMap;
 
 use crate::Db;
+
+/// The name finance knows a customer by: the legal name of its billing
+/// profile (what its invoices are addressed to), else the organization's
+/// own name. An expression over `organizations o`.
+pub(crate) const CUSTOMER_NAME: &str =
+    "coalesce((select nullif(p.legal_name, '') from billing_profiles p \
+     where p.organization_id = o.id), o.name)";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Revenue {
@@ -47,39 +55,53 @@ pub async fn revenue(db: &Db) -> anyhow::Result<Revenue> {
     })
 }
 
-/// Every organization, for the credit note form: (id, name).
+/// Every organization, for the credit note form: (id, legal name).
 pub async fn organizations(db: &Db) -> anyhow::Result<Vec<(String, String)>> {
-    sqlx::query("select id, name from organizations order by name")
-        .fetch_all(&db.pool)
-        .await
-        .context("listing organizations")?
-        .iter()
-        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
-        .collect()
+    sqlx::query(&format!(
+        "select o.id, {CUSTOMER_NAME} as name from organizations o order by name, o.id"
+    ))
+    .fetch_all(&db.pool)
+    .await
+    .context("listing organizations")?
+    .iter()
+    .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+    .collect()
 }
 
-/// Open invoices of every organization, oldest due first.
-pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<super::invoices::Invoice>> {
+/// Open invoices of every organization with the customer's name, oldest
+/// due first.
+pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<(super::invoices::Invoice, String)>> {
+    let columns = super::invoices::COLUMNS
+        .split(", ")
+        .map(|c| format!("i.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
     sqlx::query(&format!(
-        "select {} from invoices where status = 'open' order by due_at, id",
-        super::invoices::COLUMNS
+        "select {columns}, {CUSTOMER_NAME} as customer from invoices i \
+         join organizations o on o.id = i.organization_id \
+         where i.status = 'open' order by i.due_at, i.id"
     ))
     .fetch_all(&db.pool)
     .await
     .context("listing open invoices")?
     .iter()
-    .map(super::invoices::Invoice::from_row)
+    .map(|r| {
+        Ok((
+            super::invoices::Invoice::from_row(r)?,
+            r.try_get("customer")?,
+        ))
+    })
     .collect()
 }
 
 /// Invoices with an open payment dispute: (invoice number, organization
 /// name, amount, since), newest first.
 pub async fn disputed(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>> {
-    sqlx::query(
-        "select coalesce(i.number, i.stripe_invoice_id, i.id) as number, o.name, i.total_cents, i.disputed_at \
-         from invoices i join organizations o on o.id = i.organization_id \
-         where i.disputed_at is not null order by i.disputed_at desc, i.id",
-    )
+    sqlx::query(&format!(
+        "select coalesce(i.number, i.stripe_invoice_id, i.id) as number, {CUSTOMER_NAME} as name, \
+         i.total_cents, i.disputed_at from invoices i join organizations o on o.id = i.organization_id \
+         where i.disputed_at is not null order by i.disputed_at desc, i.id"
+    ))
     .fetch_all(&db.pool)
     .await
     .context("listing disputed invoices")?

@@ -8,7 +8,7 @@ use domain::{Money, VatTreatment};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::{audit, Clock, Db};
+use crate::Db;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invoice {
@@ -86,6 +86,22 @@ impl Invoice {
             hosted_url: r.try_get("hosted_url")?,
             pdf_url: r.try_get("pdf_url")?,
         })
+    }
+
+    /// What is left to pay now: the amount due while the invoice is open,
+    /// nothing once it is paid, void or written off. (`amount_due` keeps
+    /// what the invoice asked for, which a paid invoice was paid.)
+    pub fn outstanding(&self) -> Money {
+        if self.status == "open" {
+            self.amount_due
+        } else {
+            Money::eur(0)
+        }
+    }
+
+    /// What settled the invoice: the amount due, once paid.
+    pub fn settled(&self) -> Option<Money> {
+        (self.status == "paid").then_some(self.amount_due)
     }
 
     /// Issued but not paid, and past its due date.
@@ -175,89 +191,11 @@ pub async fn get(
     Ok(Some((invoice, lines)))
 }
 
-/// Finance records a bank transfer: the invoice is paid, and servers that
-/// were past due or suspended for want of it are restored.
-pub async fn mark_paid(db: &Db, clock: &Clock, id: &str, actor: &str) -> anyhow::Result<bool> {
-    let now = clock.now();
-    let mut tx = db.begin().await?;
-    let org: Option<String> = sqlx::query_scalar(
-        "update invoices set status = 'paid', paid_at = $1, updated_at = $1 \
-         where id = $2 and status = 'open' returning organization_id",
-    )
-    .bind(now)
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await
-    .context("marking the invoice paid")?;
-    let Some(org) = org else {
-        return Ok(false);
-    };
-    super::dunning::restore_if_settled(&mut tx, &org, now).await?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: Some(&org),
-            user_id: None,
-            actor,
-            action: "invoice.paid",
-            detail: id,
-            ip: None,
-            at: now,
-        },
-    )
-    .await?;
-    tx.commit().await.context("committing the payment")?;
-    Ok(true)
-}
-
-/// Finance closes an open invoice without payment: `void` (issued in
-/// error) or `uncollectible` (written off). Either settles it for dunning,
-/// so suspended servers of that customer come back.
-pub async fn close_unpaid(
-    db: &Db,
-    clock: &Clock,
-    id: &str,
-    status: &str,
-    actor: &str,
-) -> anyhow::Result<bool> {
-    anyhow::ensure!(
-        matches!(status, "void" | "uncollectible"),
-        "not a closing status: {status}"
-    );
-    let now = clock.now();
-    let mut tx = db.begin().await?;
-    let org: Option<String> = sqlx::query_scalar(
-        "update invoices set status = $1, amount_due_cents = 0, updated_at = $2 \
-         where id = $3 and status = 'open' and billing_method = 'invoice' returning organization_id",
-    )
-    .bind(status)
-    .bind(now)
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await
-    .context("closing the invoice")?;
-    let Some(org) = org else {
-        return Ok(false);
-    };
-    super::dunning::restore_if_settled(&mut tx, &org, now).await?;
-    audit::record(
-        &mut *tx,
-        &audit::Entry {
-            organization_id: Some(&org),
-            user_id: None,
-            actor,
-            action: &format!("invoice.{status}"),
-            detail: id,
-            ip: None,
-            at: now,
-        },
-    )
-    .await?;
-    tx.commit().await.context("committing")?;
-    Ok(true)
-}
-
-/// The month's invoices as CSV for accounting: one row per invoice.
+/// Invoices as CSV for accounting: one row per invoice. Dates are days
+/// (UTC); a service period is given by its first and last day, both
+/// included, as the invoice page and the PDF print it (a term that ends
+/// when 2027-01-01 begins reads 2026-12-01 – 2026-12-31). `amount_due` is
+/// what is left to pay today; `paid` the day it was paid.
 pub fn to_csv(invoices: &[Invoice]) -> String {
     let mut out = String::from(
         "number,issued,due,status,customer,country,vat_id,period_start,period_end,net,vat_treatment,vat_rate,vat,total,credit,amount_due,currency,paid\n",
@@ -273,14 +211,14 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
             i.customer_country.clone(),
             i.customer_vat_id.clone().unwrap_or_default(),
             domain::time::format_date(i.period_start),
-            domain::time::format_date(i.period_end),
+            domain::time::format_date(period_last_day(i.period_end)),
             cents(i.subtotal),
             i.vat_treatment.kind().to_owned(),
             domain::order::format_rate(i.vat_treatment.rate_bp()),
             cents(i.vat),
             cents(i.total),
             cents(i.credit),
-            cents(i.amount_due),
+            cents(i.outstanding()),
             i.total.currency.code().to_owned(),
             i.paid_at.map(domain::time::format_date).unwrap_or_default(),
         ];
@@ -289,6 +227,12 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The last day of a period stored with its exclusive end (the moment the
+/// next one begins).
+pub fn period_last_day(period_end: i64) -> i64 {
+    period_end - 86_400
 }
 
 /// Cents as a plain decimal with its sign: -50 is `-0.50` (integer

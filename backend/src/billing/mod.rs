@@ -12,6 +12,7 @@ pub mod pdf;
 pub mod profile;
 pub mod renewal;
 mod seller;
+pub mod settlement;
 pub mod sla;
 pub mod stripe;
 pub mod vat_ids;

@@ -99,17 +99,35 @@ pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<Billin
     .transpose()
 }
 
-/// The profile the billing page edits: the stored one, or a first one
-/// that starts from what ordering already knows (the country last billed).
-pub async fn get_or_start(db: &Db, organization_id: &str) -> anyhow::Result<BillingProfile> {
-    Ok(match get(db, organization_id).await? {
-        Some(p) => p,
-        None => BillingProfile {
-            country: crate::orders::billing_country(db, organization_id)
-                .await?
-                .unwrap_or_default(),
-            ..BillingProfile::default()
-        },
+/// The profile the billing pages edit: the stored one, or a first one that
+/// starts from what sign-up already knows: the organization's name (the
+/// company given at sign-up, or the person's name), the country it was
+/// last billed in, and `email` (the user filling it in) for invoices.
+pub async fn get_or_start(
+    db: &Db,
+    organization_id: &str,
+    email: &str,
+) -> anyhow::Result<BillingProfile> {
+    if let Some(stored) = get(db, organization_id).await? {
+        return Ok(stored);
+    }
+    let row = sqlx::query("select name, billing_country from organizations where id = $1")
+        .bind(organization_id)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading the organization for its billing profile")?;
+    let (legal_name, country) = match row {
+        Some(r) => (
+            r.try_get::<String, _>("name")?,
+            r.try_get::<Option<String>, _>("billing_country")?,
+        ),
+        None => (String::new(), None),
+    };
+    Ok(BillingProfile {
+        legal_name,
+        country: country.unwrap_or_default(),
+        billing_email: email.to_owned(),
+        ..BillingProfile::default()
     })
 }
 

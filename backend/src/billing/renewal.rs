@@ -10,7 +10,6 @@ use sqlx::{Any, Row, Transaction};
 
 use super::{credit, numbering, Seller};
 use crate::db::new_id;
-use crate::mail::{self, Message};
 use crate::orders::split_list;
 use crate::{Clock, Db};
 
@@ -27,7 +26,6 @@ struct Due {
     renews_at: i64,
     order_country: String,
     orderer_email: String,
-    orderer_lang: Lang,
 }
 
 /// Issues the invoices that are due now; answers how many.
@@ -40,7 +38,7 @@ pub async fn invoice_due(
     let now = clock.now();
     let rows = sqlx::query(
         "select s.id, s.name, s.organization_id, s.plan_id, s.site_code, s.addons, s.term_start, \
-         s.renews_at, s.billed_until, o.billing_country, u.email, u.lang \
+         s.renews_at, s.billed_until, o.billing_country, u.email \
          from servers s join orders o on o.id = s.order_id join users u on u.id = o.user_id \
          where o.billing_method = 'invoice' and s.term_start is not null and s.renews_at is not null \
          and s.state in ('running', 'rebooting') and s.cancelled_at is null \
@@ -77,7 +75,6 @@ pub async fn invoice_due(
             renews_at,
             order_country: r.try_get("billing_country")?,
             orderer_email: r.try_get("email")?,
-            orderer_lang: Lang::from_code(&r.try_get::<String, _>("lang")?).unwrap_or_default(),
         };
         if issue_for(db, catalog, seller, &due, now).await? {
             issued += 1;
@@ -223,18 +220,13 @@ async fn issue_for(
         )
         .await?;
     }
-    let to = profile
-        .as_ref()
-        .map_or(due.orderer_email.clone(), |p| p.billing_email.clone());
-    let message = issued_mail(
-        due.orderer_lang,
-        &to,
-        &number,
-        Money::eur(amount_due),
-        seller,
-        now + seller.payment_terms_days * 86_400,
-    );
-    mail::queue(&mut tx, &message, now).await?;
+    // Owners, billing members and the profile's billing address, each in
+    // their language (whoever placed the order may have left since).
+    let due_at = now + seller.payment_terms_days * 86_400;
+    super::dunning::notify(&mut tx, &due.organization_id, now, |lang| {
+        issued_mail(lang, &number, Money::eur(amount_due), seller, due_at)
+    })
+    .await?;
     tx.commit().await.context("committing the invoice")?;
     Ok(true)
 }
@@ -277,14 +269,13 @@ async fn line(
 
 fn issued_mail(
     lang: Lang,
-    to: &str,
     number: &str,
     due: Money,
     seller: &Seller,
     due_at: i64,
-) -> Message {
+) -> (String, String) {
     let date = domain::time::format_date(due_at);
-    let (subject, body) = match lang {
+    match lang {
         Lang::Zh => (
             format!("发票 {number}"),
             format!(
@@ -299,10 +290,5 @@ fn issued_mail(
                 due.format(lang), seller.name, seller.iban, seller.bic
             ),
         ),
-    };
-    Message {
-        to: to.to_owned(),
-        subject,
-        body,
     }
 }

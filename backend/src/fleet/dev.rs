@@ -1,7 +1,9 @@
 //! A simulated control plane. Each provisioning step takes `step_delay`
 //! (seconds in development, milliseconds in tests); hosts named in
 //! `faulty_hosts` fail while erasing their disks, as a dying NVMe does,
-//! so the retry-on-another-host path can be watched and tested.
+//! so the retry-on-another-host path can be watched and tested. What each
+//! install writes is kept as the host's simulated disks ([`super::disks`]),
+//! so its consoles boot the image and hostname the customer chose.
 
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
@@ -9,6 +11,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use super::bmc::DevBmc;
+use super::disks::{Disks, Installed};
 use super::{
     Addresses, ConsoleKind, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep, Sample,
 };
@@ -32,6 +35,17 @@ impl DevFleet {
             degrading_hosts: HashSet::new(),
             bmc: DevBmc::new(),
         }
+    }
+
+    /// Keeps the simulated disks in the database, where every replica's
+    /// consoles see what any replica's worker installed.
+    pub fn keeping_disks_in(mut self, db: crate::Db) -> DevFleet {
+        self.bmc = DevBmc::with_disks(Disks::Database(db));
+        self
+    }
+
+    fn disks(&self) -> &Disks {
+        self.bmc.disks()
     }
 
     pub fn degrading(mut self, hosts: impl IntoIterator<Item = String>) -> DevFleet {
@@ -65,7 +79,7 @@ impl Fleet for DevFleet {
         &self,
         host: &str,
         step: ProvisionStep,
-        _spec: &ProvisionSpec,
+        spec: &ProvisionSpec,
     ) -> Result<Option<Addresses>, FleetError> {
         // Simulates the time the control plane takes; nothing waits on it
         // but this job.
@@ -74,6 +88,21 @@ impl Fleet for DevFleet {
             return Err(FleetError::HostFault(format!(
                 "{host}: NVMe secure erase reported media errors"
             )));
+        }
+        match step {
+            ProvisionStep::Erase => self.disks().erase(host).await.map_err(unavailable)?,
+            // The image step writes the system, its hostname and the root
+            // password (the keys step only adds SSH keys, which the
+            // simulated console has no use for).
+            ProvisionStep::Image => {
+                let installed =
+                    Installed::new(spec.image, &spec.hostname, spec.root_password.as_deref());
+                self.disks()
+                    .install(host, installed, unix_now())
+                    .await
+                    .map_err(unavailable)?;
+            }
+            _ => {}
         }
         Ok((step == ProvisionStep::Network).then(|| simulated_addresses(host)))
     }
@@ -91,9 +120,30 @@ impl Fleet for DevFleet {
         Ok(())
     }
 
-    async fn wipe(&self, _host: &str) -> Result<(), FleetError> {
+    async fn wipe(&self, host: &str) -> Result<(), FleetError> {
         // A secure erase of NVMe is quick; the simulated one takes two steps.
         tokio::time::sleep(self.step_delay * 2).await;
+        self.disks().erase(host).await.map_err(unavailable)
+    }
+
+    async fn set_root_password(&self, host: &str, password: &str) -> Result<(), FleetError> {
+        // Through the host agent: about as long as two install steps.
+        tokio::time::sleep(self.step_delay * 2).await;
+        if self.faulty_hosts.contains(host) {
+            return Err(FleetError::HostFault(format!(
+                "{host}: host agent did not answer"
+            )));
+        }
+        let changed = self
+            .disks()
+            .set_root_password(host, password)
+            .await
+            .map_err(unavailable)?;
+        if !changed {
+            // Installed before the simulation kept disks: nothing to
+            // change here, and a real host would have taken it.
+            tracing::debug!(host, "no simulated disk to set the root password on");
+        }
         Ok(())
     }
 
@@ -171,6 +221,19 @@ impl Fleet for DevFleet {
             })
             .collect())
     }
+}
+
+/// The simulated disks are in our own database: failing to reach it is the
+/// control plane being unavailable, to be retried.
+fn unavailable(error: anyhow::Error) -> FleetError {
+    FleetError::Unavailable(format!("simulated disks: {error:#}"))
+}
+
+/// The time an install is recorded at (for people reading the table).
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// When the simulated degrading cards started to climb (2026-01-01).

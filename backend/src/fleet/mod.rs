@@ -5,6 +5,7 @@
 
 pub mod bmc;
 pub mod dev;
+pub mod disks;
 pub mod telemetry;
 
 pub use telemetry::{Sample, FAIR_USE_BYTES};
@@ -172,6 +173,12 @@ pub trait Fleet: Send + Sync {
 
     /// Erases a host's disks for the next customer.
     async fn wipe(&self, host: &str) -> Result<(), FleetError>;
+
+    /// Sets the root password of the system installed on the host (the
+    /// customer lost theirs). The machine keeps running: the control plane
+    /// changes it through the host agent, or through a rescue boot where
+    /// there is none. Repeating it with the same password does no harm.
+    async fn set_root_password(&self, host: &str, password: &str) -> Result<(), FleetError>;
 
     /// Copies the host's disks into a snapshot kept at the site (the
     /// machine keeps running; the copy is crash-consistent). Returns its

@@ -44,7 +44,6 @@ pub struct NewOrder {
     pub ssh_key_ids: Vec<String>,
     /// A key pasted into the form: saved for the user and installed.
     pub new_key: Option<String>,
-    pub billing_country: String,
     /// `invoice` (offline) or `stripe`.
     pub billing_method: String,
     /// The country we are established in (VAT rules).
@@ -65,6 +64,10 @@ pub enum OrderError {
     UnknownAddon,
     #[error("choose a billing country")]
     UnknownCountry,
+    /// The organization has no billing profile yet: an invoice needs a
+    /// customer, so the profile comes before the first order.
+    #[error("no billing profile")]
+    NoBillingProfile,
     #[error("not an OpenSSH public key")]
     BadKey,
     #[error("unknown SSH key")]
@@ -204,17 +207,6 @@ pub struct Placed {
     pub order_id: String,
     /// False when the same form was submitted before: nothing new was made.
     pub created: bool,
-}
-
-/// The country the organization was last billed in, for the order form.
-pub async fn billing_country(db: &Db, organization_id: &str) -> anyhow::Result<Option<String>> {
-    let country: Option<Option<String>> =
-        sqlx::query_scalar("select billing_country from organizations where id = $1")
-            .bind(organization_id)
-            .fetch_optional(&db.pool)
-            .await
-            .context("reading the billing country")?;
-    Ok(country.flatten())
 }
 
 /// Sites where a plan can be bought right now, in display order.

@@ -40,7 +40,11 @@ pub async fn place(
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
     let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
     let now = clock.now();
-    let customer = pricing::customer(db, &new.organization_id, &new.billing_country).await?;
+    // The billing profile decides the country and VAT; the order never
+    // changes it.
+    let customer = pricing::customer(db, &new.organization_id)
+        .await?
+        .ok_or(OrderError::NoBillingProfile)?;
     let billing_country = customer.country.as_str();
     let billed = customer.billed(&new.seller_country);
     let quote = pricing::quote(db, catalog, plan, &new.addons, &billed, now)
@@ -151,12 +155,6 @@ pub async fn place(
     if let Some(p) = &pasted {
         ssh_keys::add(&mut *tx, &new.user_id, "", p, now).await?;
     }
-    sqlx::query("update organizations set billing_country = $1 where id = $2")
-        .bind(billing_country)
-        .bind(&new.organization_id)
-        .execute(&mut *tx)
-        .await
-        .context("remembering the billing country")?;
     audit::record(
         &mut *tx,
         &audit::Entry {

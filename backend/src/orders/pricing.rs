@@ -52,17 +52,14 @@ pub struct Billed<'a> {
     pub seller_country: &'a str,
 }
 
-/// Who an organization's order bills, for VAT: its billing profile, when
-/// there is one, decides the country and whether a VAT ID is reverse
-/// charged (only one VIES confirmed); without one, the country chosen on
-/// the order form, and no VAT ID. The order form's preview and placing an
-/// order both ask this.
+/// Who an organization's order bills, for VAT: its billing profile decides
+/// the country and whether a VAT ID is reverse charged (only one VIES
+/// confirmed). The order form's preview and placing an order both ask this.
 #[derive(Clone, Debug)]
 pub struct Customer {
     pub country: String,
     pub vat_id_confirmed: bool,
-    /// The billing profile that decided, if any.
-    pub profile: Option<BillingProfile>,
+    pub profile: BillingProfile,
 }
 
 impl Customer {
@@ -76,26 +73,15 @@ impl Customer {
     }
 }
 
-/// The customer an order of `organization_id` bills, with `chosen_country`
-/// from the order form (which a billing profile overrides).
-pub async fn customer(
-    db: &Db,
-    organization_id: &str,
-    chosen_country: &str,
-) -> anyhow::Result<Customer> {
+/// The customer an order of `organization_id` bills; `None` until the
+/// organization has given its billing profile (no order before that).
+pub async fn customer(db: &Db, organization_id: &str) -> anyhow::Result<Option<Customer>> {
     let profile = crate::billing::profile::get(db, organization_id).await?;
-    Ok(match profile {
-        Some(p) => Customer {
-            country: p.country.clone(),
-            vat_id_confirmed: p.vat_id_confirmed(),
-            profile: Some(p),
-        },
-        None => Customer {
-            country: chosen_country.to_owned(),
-            vat_id_confirmed: false,
-            profile: None,
-        },
-    })
+    Ok(profile.map(|p| Customer {
+        country: p.country.clone(),
+        vat_id_confirmed: p.vat_id_confirmed(),
+        profile: p,
+    }))
 }
 
 /// The monthly quote for a plan with add-ons for a billed customer.

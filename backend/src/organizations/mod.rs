@@ -4,6 +4,7 @@
 //! billing profile, payment. An organization always keeps an owner.
 
 pub mod invitations;
+pub mod joining;
 mod mail_texts;
 pub mod members;
 
@@ -41,6 +42,14 @@ pub enum OrgError {
     BadLink,
     #[error("the invitation was sent to another address")]
     WrongAccount,
+    #[error("no such pending invitation")]
+    UnknownInvitation,
+    #[error("an account with the invited address exists; it signs in to accept")]
+    AccountExists,
+    #[error("too many invitation mails; retry in {0} s")]
+    TooMany(i64),
+    #[error(transparent)]
+    Account(crate::accounts::AccountError),
     #[error(transparent)]
     Db(#[from] anyhow::Error),
 }

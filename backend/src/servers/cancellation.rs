@@ -8,7 +8,8 @@
 use anyhow::Context;
 use sqlx::Row;
 
-use super::{get, record_event, Actor, ServerError};
+use super::mail_texts::Cancellation;
+use super::{get, notices, record_event, Actor, ServerError};
 use crate::billing::stripe::StripeClient;
 use crate::inventory::notify_stock_changed;
 use crate::orders::holds::host_event;
@@ -46,43 +47,52 @@ pub fn term_ends(term_start: Option<i64>, renews_at: i64) -> Vec<i64> {
     ends
 }
 
+/// What the customer asked for on the cancellation form.
+pub struct Request<'a> {
+    /// The term end chosen.
+    pub at: i64,
+    pub reason: &'a str,
+    /// The server's name, typed to confirm.
+    pub typed_name: &'a str,
+}
+
 /// Checks a cancellation request without recording it (so billing can be
 /// told first); answers the server.
 pub async fn check(
     db: &Db,
     actor: &Actor<'_>,
     id: &str,
-    at: i64,
-    reason: &str,
-    typed_name: &str,
+    request: &Request<'_>,
 ) -> Result<super::Server, CancelError> {
     let server = get(db, actor.organization_id, id)
         .await
         .map_err(ServerError::Db)?
         .ok_or(ServerError::NotFound)?;
-    if typed_name.trim() != server.name {
+    if request.typed_name.trim() != server.name {
         return Err(CancelError::NameMismatch);
     }
-    if !domain::order::CANCEL_REASONS.contains(&reason) {
+    if !domain::order::CANCEL_REASONS.contains(&request.reason) {
         return Err(CancelError::BadReason);
     }
     let renews = server.renews_at.ok_or(ServerError::Busy(server.state))?;
-    if !term_ends(server.term_start, renews).contains(&at) || server.cancelled_at.is_some() {
+    let offered = term_ends(server.term_start, renews).contains(&request.at);
+    if !offered || server.cancelled_at.is_some() {
         return Err(CancelError::BadDate);
     }
     Ok(server)
 }
 
+/// Records the cancellation and mails the owners (links to `base_url`).
 pub async fn schedule(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
     id: &str,
-    at: i64,
-    reason: &str,
-    typed_name: &str,
+    request: &Request<'_>,
+    base_url: &str,
 ) -> Result<(), CancelError> {
-    let server = check(db, actor, id, at, reason, typed_name).await?;
+    let server = check(db, actor, id, request).await?;
+    let (at, reason) = (request.at, request.reason);
     let now = clock.now();
     let mut tx = db.begin().await.map_err(ServerError::Db)?;
     let done = sqlx::query(
@@ -119,6 +129,11 @@ pub async fn schedule(
     )
     .await
     .map_err(ServerError::Db)?;
+    let change = Cancellation::Scheduled { ends_at: at };
+    let about = (id, server.name.as_str());
+    notices::tell_owners(&mut tx, actor, about, change, base_url, now)
+        .await
+        .map_err(ServerError::Db)?;
     tx.commit()
         .await
         .context("committing")
@@ -129,25 +144,23 @@ pub async fn schedule(
 /// A customer's cancellation: for a Stripe-billed server, Stripe is told
 /// first (to stop at that term end), so if it can't be, nothing is
 /// scheduled here either.
-#[allow(clippy::too_many_arguments)]
 pub async fn request(
     db: &Db,
     clock: &Clock,
     stripe: Option<&StripeClient>,
     actor: &Actor<'_>,
     id: &str,
-    at: i64,
-    reason: &str,
-    typed_name: &str,
+    request: &Request<'_>,
+    base_url: &str,
 ) -> Result<(), CancelError> {
-    let server = check(db, actor, id, at, reason, typed_name).await?;
+    let server = check(db, actor, id, request).await?;
     if let (Some(client), Some(sub)) = (stripe, &server.stripe_subscription_id) {
-        let at_period_end = server.renews_at == Some(at);
-        crate::billing::stripe::schedule_cancel(client, sub, at, at_period_end)
+        let at_period_end = server.renews_at == Some(request.at);
+        crate::billing::stripe::schedule_cancel(client, sub, request.at, at_period_end)
             .await
             .map_err(CancelError::Billing)?;
     }
-    schedule(db, clock, actor, id, at, reason, typed_name).await
+    schedule(db, clock, actor, id, request, base_url).await
 }
 
 /// A customer takes a cancellation back. Only one that can still be taken
@@ -159,6 +172,7 @@ pub async fn take_back(
     stripe: Option<&StripeClient>,
     actor: &Actor<'_>,
     id: &str,
+    base_url: &str,
 ) -> Result<(), CancelError> {
     if let Some(client) = stripe {
         let server = get(db, actor.organization_id, id)
@@ -174,7 +188,7 @@ pub async fn take_back(
                 .map_err(CancelError::Billing)?;
         }
     }
-    Ok(revoke(db, clock, actor, id).await?)
+    Ok(revoke(db, clock, actor, id, base_url).await?)
 }
 
 /// Whether a scheduled cancellation can still be taken back at `now`: its
@@ -185,28 +199,34 @@ pub fn revocable(server: &super::Server, now: i64) -> bool {
     server.cancelled_at.is_none() && server.cancel_at.is_some_and(|at| at > now)
 }
 
-/// Takes a scheduled cancellation back, any time before its date.
+/// Takes a scheduled cancellation back, any time before its date, and
+/// mails the owners (links to `base_url`).
 pub async fn revoke(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
     id: &str,
+    base_url: &str,
 ) -> Result<(), ServerError> {
     let now = clock.now();
     let mut tx = db.begin().await?;
     let done = sqlx::query(
         "update servers set cancel_at = null, cancel_reason = null, updated_at = $1 \
-         where id = $2 and organization_id = $3 and cancelled_at is null and cancel_at > $1",
+         where id = $2 and organization_id = $3 and cancelled_at is null and cancel_at > $1 \
+         returning name, renews_at",
     )
     .bind(now)
     .bind(id)
     .bind(actor.organization_id)
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await
     .context("revoking the cancellation")?;
-    if done.rows_affected() == 0 {
+    let Some(server) = done else {
         return Err(ServerError::NotFound);
-    }
+    };
+    let name: String = server.try_get("name").context("reading the name")?;
+    let renews_at = server.try_get("renews_at").context("reading the renewal")?;
+    let change = Cancellation::Revoked { renews_at };
     record_event(&mut tx, id, "cancel.revoked", "", now).await?;
     audit::record(
         &mut *tx,
@@ -221,6 +241,8 @@ pub async fn revoke(
         },
     )
     .await?;
+    let about = (id, name.as_str());
+    notices::tell_owners(&mut tx, actor, about, change, base_url, now).await?;
     tx.commit().await.context("committing")?;
     Ok(())
 }

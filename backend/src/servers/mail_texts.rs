@@ -37,6 +37,92 @@ pub fn ready(lang: Lang, r: &Ready<'_>) -> Message {
     }
 }
 
+/// A change to when a server ends.
+#[derive(Clone, Copy, Debug)]
+pub enum Cancellation {
+    Scheduled {
+        ends_at: i64,
+    },
+    /// Taken back: the server renews as before (at `renews_at`).
+    Revoked {
+        renews_at: Option<i64>,
+    },
+}
+
+/// A cancellation scheduled or taken back, told to the organization's
+/// owners (it ends billing and wipes the server).
+pub struct CancellationMail<'a> {
+    pub to: &'a str,
+    pub server: &'a str,
+    /// Who did it (their email).
+    pub by: &'a str,
+    pub change: Cancellation,
+    pub link: &'a str,
+}
+
+pub fn cancellation(lang: Lang, m: &CancellationMail<'_>) -> Message {
+    let (server, by, link) = (m.server, m.by, m.link);
+    let (subject, body) = match (lang, m.change) {
+        (Lang::En, Cancellation::Scheduled { ends_at }) => {
+            let date = domain::time::format_date(ends_at);
+            (
+                format!("{server}: cancellation scheduled for {date}"),
+                format!(
+                    "Hello,\n\n{by} scheduled the cancellation of server {server}. On {date} billing stops and the server is wiped: its volumes can't be recovered afterwards. Move your data off it before then.\n\nUntil that date the cancellation can be taken back on the server's page:\n{link}"
+                ),
+            )
+        }
+        (Lang::Zh, Cancellation::Scheduled { ends_at }) => {
+            let date = domain::time::format_date(ends_at);
+            (
+                format!("{server}：已安排于 {date} 取消"),
+                format!(
+                    "您好：\n\n{by} 已安排取消服务器 {server}。{date} 计费停止，服务器将被抹掉，之后数据卷无法恢复。请在此之前移走您的数据。\n\n在该日期之前，可以在服务器页面撤回取消：\n{link}"
+                ),
+            )
+        }
+        (Lang::En, Cancellation::Revoked { renews_at }) => {
+            let renews = renews_at.map_or_else(
+                || "It keeps running and renews monthly.".to_owned(),
+                |at| {
+                    format!(
+                        "It keeps running and renews on {}.",
+                        domain::time::format_date(at)
+                    )
+                },
+            );
+            (
+                format!("{server}: cancellation revoked"),
+                format!(
+                    "Hello,\n\n{by} took back the cancellation of server {server}. {renews}\n\nThe server's page:\n{link}"
+                ),
+            )
+        }
+        (Lang::Zh, Cancellation::Revoked { renews_at }) => {
+            let renews = renews_at.map_or_else(
+                || "服务器继续运行，按月续期。".to_owned(),
+                |at| {
+                    format!(
+                        "服务器继续运行，将于 {} 续期。",
+                        domain::time::format_date(at)
+                    )
+                },
+            );
+            (
+                format!("{server}：已撤回取消"),
+                format!(
+                    "您好：\n\n{by} 已撤回服务器 {server} 的取消。{renews}\n\n服务器页面：\n{link}"
+                ),
+            )
+        }
+    };
+    Message {
+        to: m.to.to_owned(),
+        subject,
+        body,
+    }
+}
+
 /// An event on a server that its team hears about (see `notices`).
 pub struct Notice<'a> {
     pub to: &'a str,
@@ -156,4 +242,41 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
         subject,
         body,
     })
+}
+
+/// A server's root password was reset through the portal: told to the
+/// organization's owners, so a reset nobody expected is noticed. Never
+/// carries the password.
+pub struct RootPasswordReset<'a> {
+    pub to: &'a str,
+    pub server: &'a str,
+    /// Who asked for it (their email).
+    pub by: &'a str,
+    pub at: i64,
+    pub link: &'a str,
+}
+
+pub fn root_password_reset(lang: Lang, r: &RootPasswordReset<'_>) -> Message {
+    let at = domain::time::format_datetime(r.at);
+    let (subject, body) = match lang {
+        Lang::Zh => (
+            format!("服务器 {} 的 root 密码已重置", r.server),
+            format!(
+                "您好：\n\n{} 于 {at} 重置了服务器 {} 的 root 密码。旧密码已失效；新密码只在服务器页面显示一次。\n\n如果这不是您团队的操作，请立即检查成员和审计日志：\n{}",
+                r.by, r.server, r.link
+            ),
+        ),
+        Lang::En => (
+            format!("The root password of {} was reset", r.server),
+            format!(
+                "Hello,\n\n{} reset the root password of your server {} at {at}. The old password no longer works; the new one is shown once on the server's page.\n\nIf nobody on your team did this, check your members and the audit log now:\n{}",
+                r.by, r.server, r.link
+            ),
+        ),
+    };
+    Message {
+        to: r.to.to_owned(),
+        subject,
+        body,
+    }
 }

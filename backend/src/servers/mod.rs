@@ -3,6 +3,7 @@
 //! `failed`; power actions pass through `rebooting`. Every query is scoped
 //! by the owning organization.
 
+pub mod billing_state;
 pub mod cancellation;
 pub mod failures;
 pub mod health;
@@ -11,9 +12,11 @@ pub mod maintenance;
 pub mod notices;
 pub mod overview;
 pub mod provisioning;
+pub mod root_password;
 mod snapshot_jobs;
 pub mod snapshots;
 pub mod state;
+pub mod telemetry;
 
 pub use mail_texts::Ready;
 pub use state::{ServerState, SnapshotState, Step};

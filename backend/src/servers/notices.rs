@@ -94,6 +94,49 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
     Ok(sent)
 }
 
+/// Tells the organization's owners that a server's cancellation was
+/// scheduled or taken back, each in their language, in the transaction
+/// that made the change (so a rolled-back change mails nobody). Owners,
+/// not the whole team: it ends billing and wipes the server. Cancellations
+/// Stripe decided are told by billing (`dunning::notify`) instead.
+pub(crate) async fn tell_owners(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    by: &super::Actor<'_>,
+    server: (&str, &str),
+    change: mail_texts::Cancellation,
+    base_url: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    let (server_id, server_name) = server;
+    let owners = sqlx::query(
+        "select u.email, u.lang from memberships m join users u on u.id = m.user_id \
+         where m.organization_id = $1 and m.role = 'owner' \
+         and u.email_verified_at is not null order by u.email",
+    )
+    .bind(by.organization_id)
+    .fetch_all(&mut **tx)
+    .await
+    .context("reading the organization's owners")?;
+    for owner in owners {
+        let to: String = owner.try_get("email")?;
+        let lang = Lang::from_code(&owner.try_get::<String, _>("lang")?).unwrap_or_default();
+        let link = format!(
+            "{}/{}/servers/{server_id}",
+            base_url.trim_end_matches('/'),
+            lang.code()
+        );
+        let mail = mail_texts::CancellationMail {
+            to: &to,
+            server: server_name,
+            by: by.email,
+            change,
+            link: &link,
+        };
+        mail::queue(tx, &mail_texts::cancellation(lang, &mail), now).await?;
+    }
+    Ok(())
+}
+
 /// The window a maintenance notice is about: the newest one in the state
 /// the event announces.
 async fn window_of(
@@ -157,5 +200,35 @@ mod tests {
             !mailed_about("snapshot.ready"),
             "routine events are not mailed"
         );
+    }
+
+    /// Owners hear of a cancellation and of its revocation in their
+    /// language, with the date that now holds and the server's page.
+    #[test]
+    fn cancellation_mails_name_the_date_in_both_languages() {
+        let changes = [
+            mail_texts::Cancellation::Scheduled {
+                ends_at: 1_798_761_600,
+            },
+            mail_texts::Cancellation::Revoked {
+                renews_at: Some(1_798_761_600),
+            },
+        ];
+        for change in changes {
+            for lang in [Lang::Zh, Lang::En] {
+                let mail = mail_texts::CancellationMail {
+                    to: "owner@example.com",
+                    server: "trainer-7",
+                    by: "ops@example.com",
+                    change,
+                    link: "https://gpu.example.com/x/servers/1",
+                };
+                let message = mail_texts::cancellation(lang, &mail);
+                assert!(message.subject.contains("trainer-7"), "{change:?} {lang:?}");
+                assert!(message.body.contains("2027-01-01"), "{message:?}");
+                assert!(message.body.contains(mail.link), "{message:?}");
+                assert!(message.body.contains(mail.by), "{message:?}");
+            }
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Everything a server's page shows that lives in the database, read in
 //! one call: the server, its events, this month's availability so far, the
-//! SLA results of past months, its snapshots and maintenance.
+//! SLA results of past months, its snapshots and maintenance, and an
+//! overdue invoice that will suspend it.
 
+use super::billing_state::{self, Overdue};
 use super::maintenance::{self, Window};
 use super::snapshots::{self, Snapshot};
 use super::{events, get, Server, ServerEvent};
@@ -21,14 +23,18 @@ pub struct Overview {
     /// Why the server's host is degraded, if it is.
     pub degraded: Option<String>,
     pub windows: Vec<Window>,
+    /// Its oldest overdue invoice, if any: the suspension it leads to.
+    pub overdue: Option<Overdue>,
 }
 
-/// The server's page data, or `None` if the organization has no such server.
+/// The server's page data, or `None` if the organization has no such
+/// server. `grace_days` is the seller's (dunning suspends after it).
 pub async fn overview(
     db: &Db,
     clock: &Clock,
     organization_id: &str,
     id: &str,
+    grace_days: i64,
 ) -> anyhow::Result<Option<Overview>> {
     let Some(server) = get(db, organization_id, id).await? else {
         return Ok(None);
@@ -52,6 +58,10 @@ pub async fn overview(
         snapshots: snapshots::list(db, organization_id, id).await?,
         degraded: maintenance::degraded(db, &server.id).await?,
         windows: maintenance::windows(db, &server.id).await?,
+        overdue: billing_state::overdue(db, organization_id, Some(id), now, grace_days)
+            .await?
+            .into_iter()
+            .next(),
         server,
     }))
 }

@@ -3,6 +3,7 @@
 //! account). Each calls the accounts capability and answers with a redirect
 //! (success) or a refusal that shows the form's page again.
 
+use app::portal::notices::{code, done_path};
 use app::portal::FormError;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
@@ -155,8 +156,8 @@ async fn pending_second_step(session: &Session, user_id: &str, now: i64) -> anyh
     Ok(())
 }
 
-/// The logout button is on every page, storefront ones included: a
-/// refused logout answers 403 at its own address.
+/// The logout button is in the header of every portal page: a refused
+/// logout answers 403 at its own address.
 pub async fn logout(
     PageLang(lang): PageLang,
     session: Session,
@@ -244,7 +245,7 @@ pub async fn change_password(
     )
     .await
     .map_err(current_password)?;
-    Ok(redirect(lang, "/account?done=password"))
+    Ok(redirect(lang, &done_path("/account", code::PASSWORD, None)))
 }
 
 #[derive(Deserialize)]
@@ -271,7 +272,10 @@ pub async fn change_email(
     )
     .await
     .map_err(current_password)?;
-    Ok(redirect(lang, "/account?done=email-sent"))
+    Ok(redirect(
+        lang,
+        &done_path("/account", code::EMAIL_SENT, None),
+    ))
 }
 
 pub async fn confirm_email(

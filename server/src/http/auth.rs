@@ -268,6 +268,12 @@ pub async fn start_login(session: &Session, user_id: &str, now: i64) -> anyhow::
     Ok(())
 }
 
+/// Sends the visitor back to `path` (one of our pages) after they log in.
+pub async fn remember_return(session: &Session, path: &str) -> anyhow::Result<()> {
+    session.insert(RETURN_TO, Some(path.to_owned())).await?;
+    Ok(())
+}
+
 /// Where a fresh login goes: the portal page the visitor asked for before
 /// logging in (only ever a path of ours, so it can't redirect elsewhere),
 /// or the account page.

@@ -1,33 +1,31 @@
 //! Billing (owners and billing members): the profile, invoices with their
-//! PDFs, the monthly CSV export. Technical members see none of it; finance
-//! (staff) is in `finance.rs`.
+//! PDFs, the CSV export. Technical members see none of it; finance (staff)
+//! is in `finance.rs`.
 
-use app::portal::billing::{BillingView, InvoiceRow, ProfileValues, VatIdCheckView};
+use app::portal::billing::{BillingView, InvoiceRow, STATUSES};
 use app::portal::invoice::{InvoiceView, SellerView};
-use app::portal::FormError;
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use backend::billing::credit;
 use backend::billing::invoices::{self, Invoice, InvoiceFilter};
-use backend::billing::profile::{self, BillingProfile, ProfileError};
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::page::{
-    lang_of, page, redirect, refused, Member, PageError, PageResult, SameOrigin, Signed,
-};
+use super::billing_profile;
+use super::page::{lang_of, page, Member, PageError, PageResult, Signed};
 use super::routes::{Route, MONEY};
 use crate::startup::AppState;
 
 pub fn routes() -> Vec<Route> {
-    vec![
+    let mut routes = vec![
         Route::get("/{lang}/billing", MONEY, billing_page),
-        Route::post("/{lang}/billing/profile", MONEY, profile_post),
         Route::get("/{lang}/billing/export", MONEY, export),
         Route::get("/{lang}/invoices/{id}", MONEY, invoice_page),
         Route::get("/{lang}/invoices/{id}/pdf", MONEY, invoice_pdf),
-    ]
+    ];
+    routes.extend(billing_profile::routes());
+    routes
 }
 
 pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
@@ -41,7 +39,8 @@ pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
         period_start: i.period_start,
         period_end: i.period_end,
         total: i.total,
-        amount_due: i.amount_due,
+        amount_due: i.outstanding(),
+        paid_at: i.paid_at,
         customer: i.customer_name.clone(),
     }
 }
@@ -54,45 +53,40 @@ struct InvoiceQuery {
     month: String,
 }
 
+impl InvoiceQuery {
+    /// The filter as the list applies it: a status we know and a month
+    /// that parses, else none.
+    fn filter(&self) -> InvoiceFilter {
+        InvoiceFilter {
+            status: if STATUSES.contains(&self.status.as_str()) {
+                self.status.clone()
+            } else {
+                String::new()
+            },
+            month: if invoices::month_bounds(&self.month).is_some() {
+                self.month.clone()
+            } else {
+                String::new()
+            },
+        }
+    }
+}
+
 async fn billing_view(
     state: &AppState,
     organization_id: &str,
+    email: &str,
     query: &InvoiceQuery,
 ) -> anyhow::Result<BillingView> {
-    let stored = profile::get_or_start(&state.db, organization_id).await?;
-    let filter = InvoiceFilter {
-        status: query.status.clone(),
-        month: if invoices::month_bounds(&query.month).is_some() {
-            query.month.clone()
-        } else {
-            String::new()
-        },
-    };
+    let (profile, vat_id_check) =
+        billing_profile::profile_values(state, organization_id, email).await?;
+    let filter = query.filter();
     let now = state.clock.now();
     let list = invoices::list(&state.db, Some(organization_id), &filter).await?;
     let credits = credit::list(&state.db, organization_id).await?;
-    let vat_id_check = backend::billing::vat_ids::eu_vat_id(&stored).and_then(|vat_id| {
-        let check = stored.vat_id_check.as_ref()?;
-        Some(VatIdCheckView {
-            vat_id: vat_id.to_owned(),
-            status: check.state.as_str().to_owned(),
-            name: check.name.clone(),
-            checked_at: check.checked_at,
-            country: stored.country.clone(),
-            decides_vat: stored.vat_id_decides_vat(&state.seller.country),
-        })
-    });
     Ok(BillingView {
         vat_id_check,
-        profile: ProfileValues {
-            legal_name: stored.legal_name,
-            address: stored.address,
-            postal_code: stored.postal_code,
-            city: stored.city,
-            country: stored.country,
-            vat_id: stored.vat_id.unwrap_or_default(),
-            billing_email: stored.billing_email,
-        },
+        profile,
         invoices: list.iter().map(|i| row(i, now)).collect(),
         credit_notes: credits
             .into_iter()
@@ -115,91 +109,26 @@ async fn billing_view(
 async fn billing_page(
     State(state): State<Arc<AppState>>,
     m: Member,
+    Signed(current): Signed,
     Query(query): Query<InvoiceQuery>,
     parts: Parts,
 ) -> PageResult {
-    let view = billing_view(&state, &m.0.organization_id, &query).await?;
+    let view = billing_view(&state, &m.0.organization_id, &current.user.email, &query).await?;
     page(&state, parts, view).await
 }
 
-#[derive(Deserialize)]
-struct ProfileForm {
-    #[serde(default)]
-    legal_name: String,
-    #[serde(default)]
-    address: String,
-    #[serde(default)]
-    postal_code: String,
-    #[serde(default)]
-    city: String,
-    #[serde(default)]
-    country: String,
-    #[serde(default)]
-    vat_id: String,
-    #[serde(default)]
-    billing_email: String,
-}
-
-async fn profile_post(
-    State(state): State<Arc<AppState>>,
-    m: Member,
-    Signed(current): Signed,
-    parts: Parts,
-    SameOrigin(form): SameOrigin<ProfileForm>,
-) -> PageResult {
-    let input = BillingProfile {
-        legal_name: form.legal_name.clone(),
-        address: form.address.clone(),
-        postal_code: form.postal_code.clone(),
-        city: form.city.clone(),
-        country: form.country.clone(),
-        vat_id: Some(form.vat_id.clone()),
-        billing_email: form.billing_email.clone(),
-        vat_id_check: None,
-    };
-    let saved = profile::save(
-        &state.db,
-        &state.clock,
-        state.vat_ids.as_ref(),
-        &m.0.organization_id,
-        &current.user.email,
-        &input,
-    )
-    .await;
-    let error = match saved {
-        Ok(_) => return Ok(redirect(lang_of(&parts), "/billing?done=profile#profile")),
-        Err(ProfileError::VatId) => FormError::VatId,
-        Err(ProfileError::Email) => FormError::InvalidEmail,
-        Err(ProfileError::Missing(_) | ProfileError::Country) => FormError::BillingProfile,
-        Err(ProfileError::Db(error)) => return Err(error.into()),
-    };
-    Err(refused(
-        error,
-        &[
-            ("legal_name", &form.legal_name),
-            ("address", &form.address),
-            ("postal_code", &form.postal_code),
-            ("city", &form.city),
-            ("country", &form.country),
-            ("vat_id", &form.vat_id),
-            ("billing_email", &form.billing_email),
-        ],
-    ))
-}
-
-/// The month's invoices as a CSV download.
+/// The invoices the billing page lists (all, or as filtered) as a CSV
+/// download.
 async fn export(
     State(state): State<Arc<AppState>>,
     m: Member,
     Query(query): Query<InvoiceQuery>,
-    parts: Parts,
 ) -> PageResult {
-    if invoices::month_bounds(&query.month).is_none() {
-        return Ok(redirect(lang_of(&parts), "/billing"));
-    }
-    let filter = InvoiceFilter {
-        status: String::new(),
-        month: query.month.clone(),
+    let filter = query.filter();
+    let name = if filter.month.is_empty() {
+        "invoices".to_owned()
+    } else {
+        format!("invoices-{}", filter.month)
     };
     let list = invoices::list(&state.db, Some(&m.0.organization_id), &filter).await?;
     Ok((
@@ -210,7 +139,7 @@ async fn export(
             ),
             (
                 http::header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"invoices-{}.csv\"", query.month),
+                format!("attachment; filename=\"{name}.csv\""),
             ),
         ],
         invoices::to_csv(&list),
@@ -228,6 +157,7 @@ pub(super) async fn invoice_view(
         return Ok(None);
     };
     let seller = &state.seller;
+    let paid = invoice.settled();
     Ok(Some(InvoiceView {
         row: row(&invoice, state.clock.now()),
         lines: lines
@@ -258,8 +188,8 @@ pub(super) async fn invoice_view(
             iban: seller.iban.clone(),
             bic: seller.bic.clone(),
         },
+        paid,
         payment_reference: invoice.payment_reference,
-        paid_at: invoice.paid_at,
         back: back.to_owned(),
         pdf_url: invoice.pdf_url,
     }))

@@ -1,6 +1,8 @@
 //! Cancelling a server at a term end, and taking that back (owners and
 //! technical members). Which outside system hears first (Stripe) is the
-//! backend's decision (`servers::cancellation::request`).
+//! backend's decision (`servers::cancellation::request`); it also mails
+//! the owners. Both land at the top of the server's page, where the
+//! outcome and the new end or renewal date are shown.
 
 use app::portal::FormError;
 use axum::extract::State;
@@ -52,20 +54,15 @@ async fn cancel(
     SameOrigin(form): SameOrigin<Cancel>,
 ) -> PageResult {
     confirmed(&form.confirm)?;
-    let at = form.at.trim().parse::<i64>().unwrap_or(0);
+    let request = cancellation::Request {
+        // Not a number is not a term end either: refused as one.
+        at: form.at.trim().parse::<i64>().unwrap_or(0),
+        reason: &form.reason,
+        typed_name: &form.confirm_name,
+    };
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
-    let reason = (form.reason.as_str(), form.confirm_name.as_str());
-    cancellation::request(
-        db,
-        clock,
-        stripe,
-        &on.actor(),
-        &on.id,
-        at,
-        reason.0,
-        reason.1,
-    )
-    .await?;
+    let base_url = &state.config.public_base_url;
+    cancellation::request(db, clock, stripe, &on.actor(), &on.id, &request, base_url).await?;
     on.done("cancel")
 }
 
@@ -75,6 +72,7 @@ async fn revoke(
     SameOrigin(_): SameOrigin<Confirm>,
 ) -> PageResult {
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
-    cancellation::take_back(db, clock, stripe, &on.actor(), &on.id).await?;
+    let base_url = &state.config.public_base_url;
+    cancellation::take_back(db, clock, stripe, &on.actor(), &on.id, base_url).await?;
     on.done("revoke")
 }

@@ -1,11 +1,12 @@
 //! Finance (staff): revenue by month, plan and site; every open and
-//! overdue invoice, marked paid, voided or written off; credit notes
-//! issued and refunded.
+//! overdue invoice, marked paid (the day and amount received), voided or
+//! written off (confirmed, with a reason); credit notes issued and refunded.
 
 use app::portal::finance::{DisputedRow, FinanceView, RefundDueRow};
+use app::portal::settle::{OpenInvoice, SettledRow};
 use app::portal::FormError;
 use axum::extract::{Path, State};
-use backend::billing::{credit, finance, invoices};
+use backend::billing::{credit, finance, settlement};
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -15,13 +16,19 @@ use super::page::{lang_of, page, redirect, PageError, PageResult, SameOrigin, Si
 use super::routes::{Access, Route};
 use crate::startup::AppState;
 
+mod settle;
+
 pub fn routes() -> Vec<Route> {
     use Access::Staff;
     vec![
         Route::get("/{lang}/staff/finance", Staff, finance_page),
-        Route::post("/{lang}/staff/finance/paid", Staff, paid),
-        Route::post("/{lang}/staff/finance/void", Staff, void),
-        Route::post("/{lang}/staff/finance/uncollectible", Staff, uncollectible),
+        Route::post("/{lang}/staff/finance/paid", Staff, settle::paid),
+        Route::post("/{lang}/staff/finance/void", Staff, settle::void),
+        Route::post(
+            "/{lang}/staff/finance/uncollectible",
+            Staff,
+            settle::uncollectible,
+        ),
         Route::post("/{lang}/staff/finance/refunded", Staff, refunded),
         Route::post("/{lang}/staff/finance/credit", Staff, issue_credit),
         Route::get(
@@ -62,9 +69,32 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
         by_site: revenue.by_site,
         open: finance::open_invoices(&state.db)
             .await?
-            .iter()
-            .map(|i| row(i, now))
+            .into_iter()
+            .map(|(invoice, customer)| OpenInvoice {
+                row: app::portal::billing::InvoiceRow {
+                    customer,
+                    ..row(&invoice, now)
+                },
+                closable: invoice.billing_method == "invoice",
+            })
             .collect(),
+        settled: settlement::settled(&state.db, 50)
+            .await?
+            .into_iter()
+            .map(|s| SettledRow {
+                id: s.id,
+                number: s.number,
+                customer: s.customer,
+                status: s.status,
+                total: s.total,
+                paid_on: s.paid_on,
+                received: s.received,
+                reason: s.reason,
+                by: s.by,
+                at: s.at,
+            })
+            .collect(),
+        today: domain::time::format_date(now),
         organizations: finance::organizations(&state.db).await?,
         disputed: finance::disputed(&state.db)
             .await?
@@ -100,70 +130,12 @@ fn actor(staff: &Signed) -> String {
     format!("staff:{}", staff.0.user.email)
 }
 
-/// Back to the finance page once done; an invoice or credit note that
-/// isn't there (or no longer open) is not found.
-fn done(parts: &Parts, found: bool, what: &str) -> PageResult {
-    if !found {
-        return Err(PageError::NotFound);
-    }
+/// Back to the finance page once done.
+fn done(parts: &Parts, what: &str) -> PageResult {
     Ok(redirect(
         lang_of(parts),
         &format!("/staff/finance?done={what}"),
     ))
-}
-
-/// An open invoice chosen on the page.
-#[derive(Deserialize)]
-struct ChosenInvoice {
-    #[serde(default)]
-    invoice: String,
-}
-
-async fn paid(
-    State(state): State<Arc<AppState>>,
-    staff: Signed,
-    parts: Parts,
-    SameOrigin(form): SameOrigin<ChosenInvoice>,
-) -> PageResult {
-    let found = invoices::mark_paid(&state.db, &state.clock, &form.invoice, &actor(&staff)).await?;
-    done(&parts, found, "paid")
-}
-
-async fn void(
-    state: State<Arc<AppState>>,
-    staff: Signed,
-    parts: Parts,
-    form: SameOrigin<ChosenInvoice>,
-) -> PageResult {
-    close_unpaid(state, staff, parts, form, "void").await
-}
-
-async fn uncollectible(
-    state: State<Arc<AppState>>,
-    staff: Signed,
-    parts: Parts,
-    form: SameOrigin<ChosenInvoice>,
-) -> PageResult {
-    close_unpaid(state, staff, parts, form, "uncollectible").await
-}
-
-/// Closes an offline invoice nobody will pay, as `status`.
-async fn close_unpaid(
-    State(state): State<Arc<AppState>>,
-    staff: Signed,
-    parts: Parts,
-    SameOrigin(form): SameOrigin<ChosenInvoice>,
-    status: &str,
-) -> PageResult {
-    let found = invoices::close_unpaid(
-        &state.db,
-        &state.clock,
-        &form.invoice,
-        status,
-        &actor(&staff),
-    )
-    .await?;
-    done(&parts, found, "closed")
 }
 
 #[derive(Deserialize)]
@@ -181,7 +153,10 @@ async fn refunded(
 ) -> PageResult {
     let found =
         credit::mark_refunded(&state.db, &state.clock, &form.credit_note, &actor(&staff)).await?;
-    done(&parts, found, "refunded")
+    if !found {
+        return Err(PageError::NotFound);
+    }
+    done(&parts, "refunded")
 }
 
 #[derive(Deserialize)]

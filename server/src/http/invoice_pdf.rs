@@ -5,6 +5,7 @@
 
 use anyhow::anyhow;
 use app::i18n::billing;
+use app::portal::billing::{period, status_text};
 use app::portal::invoice::InvoiceView;
 use axum::response::{IntoResponse, Redirect};
 use backend::billing::pdf::InvoiceDocument;
@@ -55,7 +56,12 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
     let b = billing(lang);
     let row = &v.row;
     let mut customer_lines = vec![v.customer_name.clone()];
-    customer_lines.extend(v.customer_address.lines().map(str::to_owned));
+    customer_lines.extend(
+        v.customer_address
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned),
+    );
     customer_lines.push(v.customer_country.clone());
     if let Some(id) = &v.customer_vat_id {
         customer_lines.push(format!("{} {id}", b.vat_prefix));
@@ -81,6 +87,13 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
             false,
         ));
     }
+    if let (Some(amount), Some(at)) = (v.paid, row.paid_at) {
+        totals.push((
+            (b.paid_on_date)(&format_date(at)),
+            format!("-{}", amount.format(lang)),
+            false,
+        ));
+    }
     totals.push((
         b.invoice_amount_due.to_owned(),
         row.amount_due.format(lang),
@@ -96,31 +109,23 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
     } else {
         Vec::new()
     };
-    let status = if row.overdue {
-        b.overdue
-    } else {
-        (b.status)(&row.status)
-    };
+    let status = status_text(lang, row);
     let mut facts = vec![
         (b.invoice_date.to_owned(), format_date(row.issued_at)),
         (b.col_due.to_owned(), format_date(row.due_at)),
         (
             b.invoice_period.to_owned(),
-            format!(
-                "{} – {}",
-                format_date(row.period_start),
-                format_date(row.period_end - 86_400)
-            ),
+            period(row.period_start, row.period_end),
         ),
     ];
-    if let Some(at) = v.paid_at {
+    if let Some(at) = row.paid_at {
         facts.push((b.invoice_paid_on.to_owned(), format_date(at)));
     }
     InvoiceDocument {
         lang,
         title: b.invoice_title.to_owned(),
         number: row.number.clone(),
-        status: status.to_owned(),
+        status,
         seller_lines: vec![
             v.seller.name.clone(),
             v.seller.address.clone(),
@@ -137,11 +142,7 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
                     Lang::En => en,
                 };
                 (
-                    format!(
-                        "{text} ({} – {})",
-                        format_date(*start),
-                        format_date(end - 86_400)
-                    ),
+                    format!("{text} ({})", period(*start, *end)),
                     amount.format(lang),
                 )
             })

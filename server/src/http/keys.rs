@@ -1,6 +1,7 @@
 //! The user's SSH keys (owners and technical members, who order servers).
 
 use app::portal::keys::KeysView;
+use app::portal::notices::{code, done_path};
 use app::portal::FormError;
 use axum::extract::State;
 use http::request::Parts;
@@ -56,7 +57,10 @@ async fn add(
     })?;
     let now = state.clock.now();
     backend::ssh_keys::add(&state.db.pool, &current.user.id, &form.name, &key, now).await?;
-    Ok(redirect(lang_of(&parts), "/keys?done=added"))
+    Ok(redirect(
+        lang_of(&parts),
+        &done_path("/keys", code::KEY_ADDED, None),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -74,5 +78,8 @@ async fn delete(
     if !backend::ssh_keys::delete(&state.db, &current.user.id, &form.id).await? {
         return Err(PageError::NotFound);
     }
-    Ok(redirect(lang_of(&parts), "/keys?done=deleted"))
+    Ok(redirect(
+        lang_of(&parts),
+        &done_path("/keys", code::KEY_DELETED, None),
+    ))
 }

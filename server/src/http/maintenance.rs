@@ -57,7 +57,7 @@ async fn accept(
         None,
     )
     .await?;
-    on.done("maintenance-accept#maintenance")
+    on.done("maintenance-accept")
 }
 
 async fn propose(
@@ -75,5 +75,5 @@ async fn propose(
         start,
     )
     .await?;
-    on.done("maintenance-propose#maintenance")
+    on.done("maintenance-propose")
 }

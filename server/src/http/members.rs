@@ -1,10 +1,12 @@
 //! Organization pages and posts: members and invitations (owners), the
-//! audit log (owners), accepting an invitation, switching organization.
+//! audit log (owners), switching organization. The invitee's side is
+//! `invitations.rs`.
 //! The routes' declared access checks the caller's role; the handlers act
 //! on the caller's current organization only.
 
 use app::portal::audit::AuditView;
-use app::portal::members::{MemberRow, MembersView};
+use app::portal::members::{MemberRow, MembersView, PendingRow};
+use app::portal::notices::{code, done_path};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
@@ -23,13 +25,11 @@ use crate::startup::AppState;
 
 pub fn routes() -> Vec<Route> {
     use super::routes::OWNERS;
-    use Access::{Anyone, SignedIn};
+    use Access::SignedIn;
     vec![
         Route::get("/{lang}/members", OWNERS, members_page),
         Route::post("/{lang}/members/{action}", OWNERS, members_post),
         Route::get("/{lang}/audit", OWNERS, audit_page),
-        Route::page("/{lang}/invite", Anyone),
-        Route::post("/{lang}/invite", Anyone, accept_invite),
         Route::post(
             "/{lang}/account/organization",
             SignedIn,
@@ -49,6 +49,10 @@ impl From<OrgError> for PageError {
             OrgError::AlreadyMember => FormError::AlreadyMember,
             OrgError::BadLink => FormError::BadLink,
             OrgError::WrongAccount => FormError::WrongAccount,
+            OrgError::UnknownInvitation => FormError::UnknownInvitation,
+            OrgError::AccountExists => FormError::AccountExists,
+            OrgError::TooMany(wait) => FormError::TooMany(wait),
+            OrgError::Account(error) => return error.into(),
             OrgError::Db(error) => return PageError::Unavailable(error),
         };
         refusal.into()
@@ -73,7 +77,12 @@ async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result
             .collect(),
         pending: pending
             .into_iter()
-            .map(|i| (i.email, i.role.as_str().to_owned()))
+            .map(|i| PendingRow {
+                id: i.id,
+                email: i.email,
+                role: i.role.as_str().to_owned(),
+                expires_at: i.expires_at,
+            })
             .collect(),
     })
 }
@@ -107,10 +116,13 @@ pub struct InviteForm {
     role: String,
     #[serde(default)]
     user_id: String,
+    #[serde(default)]
+    invitation: String,
 }
 
-/// Owner posts on the members page: invite, change a role, remove, the
-/// two-factor requirement.
+/// Owner posts on the members page: invite, send an invitation again,
+/// withdraw one, change a role, remove, the two-factor requirement. Each
+/// returns to the page saying what it did.
 pub async fn members_post(
     State(state): State<Arc<AppState>>,
     PageLang(lang): PageLang,
@@ -120,86 +132,79 @@ pub async fn members_post(
     SameOrigin(form): SameOrigin<InviteForm>,
 ) -> PageResult {
     let role = Role::parse(&form.role);
-    let result = match (action.as_str(), role) {
+    let inviter = invitations::Inviter {
+        membership: &m,
+        email: &current.user.email,
+        name: &current.user.name,
+        lang,
+    };
+    let links = Links {
+        base_url: state.config.public_base_url.clone(),
+    };
+    let (db, clock) = (&state.db, &state.clock);
+    let keep = |e: OrgError| PageError::from(e).keeping(&[("email", &form.email)]);
+    let done = match (action.as_str(), role) {
         ("invite", Some(role)) => {
-            let inviter = invitations::Inviter {
-                membership: &m,
-                email: &current.user.email,
-                name: &current.user.name,
-                lang,
-            };
-            let links = Links {
-                base_url: state.config.public_base_url.clone(),
-            };
-            invitations::invite(&state.db, &state.clock, &links, &inviter, &form.email, role).await
+            let to = invitations::invite(db, clock, &links, &inviter, &form.email, role)
+                .await
+                .map_err(keep)?;
+            done_path("/members", code::INVITED, Some(&to))
+        }
+        ("resend", _) => {
+            let to = invitations::resend(db, clock, &links, &inviter, &form.invitation)
+                .await
+                .map_err(keep)?;
+            done_path("/members", code::INVITE_RESENT, Some(&to))
+        }
+        ("revoke", _) => {
+            let to = invitations::revoke(db, clock, &inviter, &form.invitation)
+                .await
+                .map_err(keep)?;
+            done_path("/members", code::INVITE_REVOKED, Some(&to))
         }
         ("role", Some(role)) => {
-            members::change_role(
-                &state.db,
-                &state.clock,
-                &m,
-                &current.user.email,
-                &form.user_id,
-                role,
-            )
-            .await
+            let email = &current.user.email;
+            members::change_role(db, clock, &m, email, &form.user_id, role)
+                .await
+                .map_err(keep)?;
+            done_path("/members", code::ROLE_CHANGED, None)
         }
         ("remove", _) => {
-            members::remove(
-                &state.db,
-                &state.clock,
-                &m,
-                &current.user.email,
-                &form.user_id,
-            )
-            .await
+            members::remove(db, clock, &m, &current.user.email, &form.user_id)
+                .await
+                .map_err(keep)?;
+            if form.user_id == current.user.id {
+                return Ok(redirect(lang, "/account"));
+            }
+            done_path("/members", code::MEMBER_REMOVED, None)
         }
         ("two-factor", _) => {
             let required = form.role == "required";
             backend::accounts::two_factor::set_requirement(
-                &state.db,
-                &state.clock,
+                db,
+                clock,
                 &m.organization_id,
                 &current.user,
                 required,
             )
             .await
-            .map_err(OrgError::Db)
+            .map_err(|e| keep(OrgError::Db(e)))?;
+            let said = if required {
+                code::TFA_REQUIRED
+            } else {
+                code::TFA_OPTIONAL
+            };
+            done_path("/members", said, None)
         }
         _ => return Ok(StatusCode::NOT_FOUND.into_response()),
     };
-    result.map_err(|e| PageError::from(e).keeping(&[("email", &form.email)]))?;
-    if action == "remove" && form.user_id == current.user.id {
-        return Ok(redirect(lang, "/account"));
-    }
-    Ok(redirect(lang, "/members?done=1"))
+    Ok(redirect(lang, &done))
 }
 
 #[derive(Deserialize)]
-pub struct TokenForm {
-    #[serde(default)]
-    token: String,
+pub struct OrganizationForm {
     #[serde(default)]
     organization: String,
-}
-
-pub async fn accept_invite(
-    State(state): State<Arc<AppState>>,
-    PageLang(lang): PageLang,
-    current: Option<Signed>,
-    session: Session,
-    SameOrigin(form): SameOrigin<TokenForm>,
-) -> PageResult {
-    let Some(Signed(current)) = current else {
-        return Ok(redirect(lang, "/login?done=login"));
-    };
-    let m = invitations::accept(&state.db, &state.clock, &form.token, &current.user)
-        .await
-        .map_err(|e| PageError::from(e).keeping(&[("token", &form.token)]))?;
-    if let Err(error) = session.insert(ORGANIZATION, &m.organization_id).await {
-        tracing::error!(%error, "switching to the joined organization failed");
-    }
-    Ok(redirect(lang, "/account"))
 }
 
 /// Only an organization the user belongs to can be chosen; another one is
@@ -209,7 +214,7 @@ pub async fn switch_organization(
     PageLang(lang): PageLang,
     Signed(current): Signed,
     session: Session,
-    SameOrigin(form): SameOrigin<TokenForm>,
+    SameOrigin(form): SameOrigin<OrganizationForm>,
 ) -> PageResult {
     let member =
         backend::organizations::membership_in(&state.db, &current.user.id, &form.organization)
@@ -231,5 +236,8 @@ pub async fn switch_organization(
     if let Err(error) = remembered.await {
         tracing::error!(error = %format!("{error:#}"), "remembering the organization failed");
     }
-    Ok(redirect(lang, "/account"))
+    Ok(redirect(
+        lang,
+        &done_path("/account", code::ORGANIZATION, None),
+    ))
 }

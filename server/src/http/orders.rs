@@ -3,7 +3,7 @@
 //! with two buttons: "update summary" re-renders it with the new price;
 //! "place order" places it, idempotently by the key the form carries.
 
-use app::portal::order::OrderFormView;
+use app::portal::order::{BillToView, OrderFormView};
 use app::portal::orders::{OrderAmounts, OrderDetailView, OrderRow, OrdersView};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, Query, State};
@@ -44,7 +44,8 @@ struct Choice {
 
 /// The order form for the plan and site chosen on the storefront. A post
 /// refused before it was read (not from our pages) shows the form again as
-/// it was sent.
+/// it was sent. Before the organization's first order an owner gives its
+/// billing profile first, and comes back here with the same choice.
 async fn order_page(
     State(state): State<Arc<AppState>>,
     m: Member,
@@ -52,6 +53,16 @@ async fn order_page(
     Query(choice): Query<Choice>,
     parts: Parts,
 ) -> PageResult {
+    let refused = parts.extensions.get::<FormFeedback>().is_some();
+    if !refused
+        && backend::billing::profile::get(&state.db, &m.0.organization_id)
+            .await?
+            .is_none()
+    {
+        if let Some(to) = profile_first(&m, &choice.plan, &choice.site) {
+            return Ok(redirect(lang_of(&parts), &to));
+        }
+    }
     let (form, first_visit) = match parts.extensions.get::<FormFeedback>() {
         Some(refused) => (read_form(&refused.values).0, false),
         None => (
@@ -68,6 +79,15 @@ async fn order_page(
     form_page(&state, &current, &m, parts, form, first_visit).await
 }
 
+/// Where an owner gives the billing profile before ordering `plan` at
+/// `site`, coming back to the order form afterwards. `None` for technical
+/// members, who may not edit it: their form says whom to ask.
+fn profile_first(m: &Member, plan: &str, site: &str) -> Option<String> {
+    MONEY
+        .allows(false, Some(m.0.role))
+        .then(|| super::billing_profile::profile_path(plan, site))
+}
+
 /// The order form with what `prepare` fills in; 404 for a plan or site
 /// that doesn't exist.
 async fn form_page(
@@ -78,23 +98,24 @@ async fn form_page(
     form: OrderFormView,
     first_visit: bool,
 ) -> PageResult {
-    let form = prepare(state, current, &m.0.organization_id, form, first_visit)
+    let form = prepare(state, current, m, form, first_visit)
         .await?
         .ok_or(PageError::NotFound)?;
     page(state, parts, form).await
 }
 
 /// Fills in what the form shows around the customer's choices: saved keys,
-/// the quote, the billing country remembered for the organization, a fresh
-/// idempotency key, and the sites with stock if this one is sold out.
+/// the quote for the organization's billing profile (shown read-only), a
+/// fresh idempotency key, and the sites with stock if this one is sold out.
 /// `None` for a plan or site that doesn't exist.
 async fn prepare(
     state: &AppState,
     current: &CurrentUser,
-    organization_id: &str,
+    m: &Member,
     mut form: OrderFormView,
     first_visit: bool,
 ) -> anyhow::Result<Option<OrderFormView>> {
+    let organization_id = m.0.organization_id.as_str();
     let facts = state.facts.current().await?.facts;
     let (Some(plan), Some(site)) = (
         facts.catalog.plan(&form.plan),
@@ -105,32 +126,45 @@ async fn prepare(
     let keys = backend::ssh_keys::list(&state.db, &current.user.id).await?;
     if first_visit {
         form.key_ids = keys.iter().map(|k| k.id.clone()).collect();
-        form.country = orders::billing_country(&state.db, organization_id)
-            .await?
-            .unwrap_or_default();
     }
     form.keys = keys
         .into_iter()
         .map(|k| (k.id, k.name, k.fingerprint))
         .collect();
     form.addons.retain(|a| facts.catalog.addon(a).is_some());
-    // Billed as placing the order will bill: a billing profile decides the
+    // Billed as placing the order will bill: the billing profile decides the
     // country and VAT.
-    let customer = orders::pricing::customer(&state.db, organization_id, &form.country).await?;
-    form.country.clone_from(&customer.country);
-    form.country_from_profile = customer.profile.is_some();
-    // A VAT ID that would be reverse charged if VIES confirmed it: the
-    // summary says why VAT is charged.
-    form.vat_id_unconfirmed = customer.profile.as_ref().and_then(|p| {
-        let (vat_id, said) = p.unconfirmed_vat_id(&state.seller.country)?;
-        Some((vat_id.to_owned(), said.as_str().to_owned()))
-    });
-    let now = state.clock.now();
-    let priced: Vec<String> = form.addons.clone();
-    let billed = customer.billed(&state.seller.country);
-    form.quote = orders::pricing::quote(&state.db, &facts.catalog, plan, &priced, &billed, now)
+    let customer = orders::pricing::customer(&state.db, organization_id).await?;
+    form.can_change_billing = MONEY.allows(false, Some(m.0.role));
+    form.change_billing = super::billing_profile::profile_path(&form.plan, &form.site);
+    if let Some(customer) = &customer {
+        let p = &customer.profile;
+        form.bill_to = Some(BillToView {
+            legal_name: p.legal_name.clone(),
+            address: p.address.clone(),
+            postal_code: p.postal_code.clone(),
+            city: p.city.clone(),
+            country: p.country.clone(),
+            vat_id: p.vat_id.clone(),
+        });
+        // A VAT ID that would be reverse charged if VIES confirmed it: the
+        // summary says why VAT is charged.
+        form.vat_id_unconfirmed = p
+            .unconfirmed_vat_id(&state.seller.country)
+            .map(|(vat_id, said)| (vat_id.to_owned(), said.as_str().to_owned()));
+        let billed = customer.billed(&state.seller.country);
+        form.quote = orders::pricing::quote(
+            &state.db,
+            &facts.catalog,
+            plan,
+            &form.addons,
+            &billed,
+            state.clock.now(),
+        )
         .await?
         .ok();
+    }
+    let priced: Vec<String> = form.addons.clone();
     let with_outside = domain::Quote::new(
         plan.monthly_price,
         priced
@@ -169,7 +203,6 @@ fn read_form(fields: &[(String, String)]) -> (OrderFormView, String) {
             "keys" => form.key_ids.push(value),
             "addons" => form.addons.push(value),
             "new_key" => form.new_key = value,
-            "country" => form.country = value,
             "idempotency_key" => form.idempotency_key = value,
             "intent" => intent = value,
             _ => {}
@@ -190,6 +223,7 @@ fn order_error(error: OrderError) -> (FormError, Option<Vec<String>>) {
         OrderError::BadKey => (FormError::SshKey, None),
         OrderError::MissingKey => (FormError::OrderFormExpired, None),
         OrderError::DailyLimit => (FormError::DailyOrderLimit, None),
+        OrderError::NoBillingProfile => (FormError::BillingProfileMissing, None),
         OrderError::SoldOut { sites_with_stock } => (FormError::SoldOut, Some(sites_with_stock)),
         OrderError::Db(error) => {
             tracing::error!(error = %format!("{error:#}"), "placing an order failed");
@@ -228,11 +262,18 @@ async fn order_post(
         addons: form.addons.clone(),
         ssh_key_ids: form.key_ids.clone(),
         new_key: Some(form.new_key.clone()),
-        billing_country: form.country.clone(),
         billing_method: state.billing.method().to_owned(),
         seller_country: state.seller.country.clone(),
     };
-    let order_id = match orders::place(&state.db, &state.clock, &catalog, &new).await {
+    let placed = orders::place(&state.db, &state.clock, &catalog, &new).await;
+    // No billing profile yet: the owner gives it and comes back to this
+    // plan and site (the rest of the form is typed again).
+    if let (Err(OrderError::NoBillingProfile), Some(to)) =
+        (&placed, profile_first(&m, &form.plan, &form.site))
+    {
+        return Ok(redirect(lang, &to));
+    }
+    let order_id = match placed {
         Ok(placed) => placed.order_id,
         Err(error) => {
             let (error, sold_out) = order_error(error);

@@ -4,12 +4,15 @@
 //! `power.rs`, `cancellation.rs`, `snapshots.rs`, `maintenance.rs`,
 //! `console.rs`.
 
+use app::portal::servers::overdue::OverdueView;
 use app::portal::servers::{ServerDetailView, ServerRow, ServersView};
 use app::portal::telemetry::TelemetryView;
 use app::portal::FormError;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use backend::organizations::Membership;
+use backend::servers::billing_state::{self, Overdue};
 use backend::servers::{self, Server, ServerError, ServerState};
 use http::request::Parts;
 use http::StatusCode;
@@ -42,7 +45,17 @@ impl From<ServerError> for PageError {
     }
 }
 
-fn row(s: Server) -> ServerRow {
+/// An overdue invoice as a member sees it: its number, amount and link
+/// only for those who see money (technical members see the date).
+fn overdue_view(o: Overdue, sees_money: bool) -> OverdueView {
+    OverdueView {
+        invoice: sees_money.then_some((o.invoice_id, o.invoice_number, o.amount_due)),
+        suspends_at: o.suspends_at,
+        suspended: o.suspended,
+    }
+}
+
+fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
     let ssh_keys = s
         .ssh_keys
         .iter()
@@ -75,6 +88,7 @@ fn row(s: Server) -> ServerRow {
         cancel_at: s.cancel_at,
         cancelled_at: s.cancelled_at,
         cancel_dates,
+        overdue,
     }
 }
 
@@ -93,9 +107,19 @@ pub fn window_row(w: backend::servers::maintenance::Window) -> app::portal::main
 }
 
 async fn list(State(state): State<Arc<AppState>>, m: Member, parts: Parts) -> PageResult {
-    let list = servers::list(&state.db, &m.0.organization_id).await?;
+    let org = &m.0.organization_id;
+    let list = servers::list(&state.db, org).await?;
+    let (now, grace) = (state.clock.now(), state.seller.grace_days);
+    let mut overdue = billing_state::overdue(&state.db, org, None, now, grace).await?;
     let view = ServersView {
-        servers: list.into_iter().map(row).collect(),
+        servers: list
+            .into_iter()
+            .map(|s| {
+                let found = overdue.iter().position(|o| o.server_id == s.id);
+                let o = found.map(|at| overdue_view(overdue.swap_remove(at), m.0.role.money()));
+                row(s, o)
+            })
+            .collect(),
     };
     page(&state, parts, view).await
 }
@@ -104,12 +128,14 @@ async fn list(State(state): State<Arc<AppState>>, m: Member, parts: Parts) -> Pa
 async fn detail(
     state: &AppState,
     parts: Parts,
-    organization_id: &str,
+    member: &Membership,
     id: &str,
     root_password: Option<String>,
 ) -> PageResult {
-    let found = servers::overview::overview(&state.db, &state.clock, organization_id, id).await?;
+    let (db, clock, grace) = (&state.db, &state.clock, state.seller.grace_days);
+    let found = servers::overview::overview(db, clock, &member.organization_id, id, grace).await?;
     let o = found.ok_or(PageError::NotFound)?;
+    let overdue = o.overdue.map(|o| overdue_view(o, member.role.money()));
     let (telemetry, telemetry_error) = match telemetry(state, &o.server).await {
         Ok(t) => (t, false),
         Err(error) => {
@@ -134,7 +160,7 @@ async fn detail(
         snapshot_quota: backend::servers::snapshots::QUOTA,
         availability: (o.availability.ppm, o.availability.down_secs),
         sla: o.sla,
-        server: row(o.server),
+        server: row(o.server, overdue),
         events: o
             .events
             .into_iter()
@@ -148,10 +174,7 @@ async fn detail(
 }
 
 /// The last 24 hours of a running server, every 15 minutes.
-async fn telemetry(
-    state: &AppState,
-    server: &Server,
-) -> Result<Option<TelemetryView>, backend::fleet::FleetError> {
+async fn telemetry(state: &AppState, server: &Server) -> anyhow::Result<Option<TelemetryView>> {
     let (Some(host), true) = (&server.host_name, server.state == ServerState::Running) else {
         return Ok(None);
     };
@@ -163,37 +186,29 @@ async fn telemetry(
         .and_then(|v| v.facts.catalog.plan(&server.plan_id).map(|p| p.gpu_count))
         .unwrap_or(1);
     let to = state.clock.now();
-    let from = to - 86_400;
-    let samples = state.fleet.telemetry(host, cards, from, to, 900).await?;
+    // Only since delivery: nothing from before the rental (issue 17).
+    let t = backend::servers::telemetry::since_delivery(
+        &state.db,
+        state.fleet.as_ref(),
+        server,
+        host,
+        cards,
+        to,
+        900,
+    )
+    .await?;
     let per_card = |pick: &dyn Fn(&backend::fleet::Sample, usize) -> i64| -> Vec<Vec<(i64, i64)>> {
         (0..cards as usize)
-            .map(|card| samples.iter().map(|s| (s.at, pick(s, card))).collect())
+            .map(|card| t.samples.iter().map(|s| (s.at, pick(s, card))).collect())
             .collect()
     };
-    let temps = per_card(&|s, c| s.gpu_temp_c.get(c).copied().unwrap_or(0));
-    let clocks = per_card(&|s, c| s.sm_clock_mhz.get(c).copied().unwrap_or(0));
-    let ecc = (0..cards as usize)
-        .map(|c| {
-            let first = samples
-                .first()
-                .and_then(|s| s.ecc_corrected.get(c))
-                .copied()
-                .unwrap_or(0);
-            let last = samples
-                .last()
-                .and_then(|s| s.ecc_corrected.get(c))
-                .copied()
-                .unwrap_or(0);
-            (last, last - first)
-        })
-        .collect();
     Ok(Some(TelemetryView {
-        from,
+        from: to - backend::servers::telemetry::WINDOW_SECS,
         to,
-        temps,
-        clocks,
-        ecc,
-        traffic_bytes: samples.last().map_or(0, |s| s.traffic_month_bytes),
+        temps: per_card(&|s, c| s.gpu_temp_c.get(c).copied().unwrap_or(0)),
+        clocks: per_card(&|s, c| s.sm_clock_mhz.get(c).copied().unwrap_or(0)),
+        ecc: t.ecc,
+        traffic_bytes: t.traffic_bytes,
         fair_use_bytes: backend::fleet::FAIR_USE_BYTES,
     }))
 }
@@ -204,7 +219,7 @@ async fn show(
     Path((_, id)): Path<(String, String)>,
     parts: Parts,
 ) -> PageResult {
-    detail(&state, parts, &m.0.organization_id, &id, None).await
+    detail(&state, parts, &m.0, &id, None).await
 }
 
 /// What the page's script reads every two seconds while a server installs
@@ -260,6 +275,7 @@ async fn rename(
 async fn reveal(
     State(state): State<Arc<AppState>>,
     on: OnServer,
+    m: Member,
     mut parts: Parts,
     SameOrigin(_): SameOrigin<Confirm>,
 ) -> PageResult {
@@ -268,5 +284,5 @@ async fn reveal(
     if let Ok(uri) = format!("/{}/servers/{}", on.lang.code(), on.id).parse() {
         parts.uri = uri;
     }
-    detail(&state, parts, on.organization_id(), &on.id, password).await
+    detail(&state, parts, &m.0, &on.id, password).await
 }

@@ -65,7 +65,8 @@ async fn restore(
 ) -> PageResult {
     confirmed(&form.confirm)?;
     snapshots::restore(&state.db, &state.clock, &on.actor(), &on.id, &form.snapshot).await?;
-    on.done("restore#snapshots")
+    // The restore's progress is the state line at the top: land there.
+    on.done("restore")
 }
 
 async fn delete(

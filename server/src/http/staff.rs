@@ -1,8 +1,11 @@
 //! The staff area's pages; only staff accounts get them (the routes'
-//! declared access).
+//! declared access). The home links every other staff page: hosts and
+//! maintenance (`hosts.rs`, `staff_maintenance.rs`), orders
+//! (`staff_orders.rs`), finance (`finance.rs`), the outbox and the audit log.
 
 use app::portal::audit::AuditView;
-use app::portal::staff::{OutboxView, StaffView};
+use app::portal::staff::OutboxView;
+use app::portal::staff_home::StaffHomeView;
 use app::portal::FormFeedback;
 use axum::extract::State;
 use http::request::Parts;
@@ -21,7 +24,16 @@ pub fn routes() -> Vec<Route> {
 }
 
 pub async fn staff_page(State(state): State<Arc<AppState>>, mut parts: Parts) -> PageResult {
-    parts.extensions.insert(StaffView {
+    let counts = backend::staff::overview(&state.db, state.clock.now()).await?;
+    parts.extensions.insert(StaffHomeView {
+        hosts: counts.hosts,
+        degraded_hosts: counts.degraded_hosts,
+        open_windows: counts.open_windows,
+        failed_orders: counts.failed_orders,
+        confirmed_orders: counts.confirmed_orders,
+        open_invoices: counts.open_invoices,
+        overdue_invoices: counts.overdue_invoices,
+        amount_due: domain::Money::eur(counts.amount_due_cents),
         organizations: backend::staff::organizations(&state.db).await?,
         users: backend::staff::users(&state.db).await?,
     });

@@ -1,6 +1,7 @@
 //! Two-factor authentication over HTTP: enrolment and recovery codes, the
 //! second login step, turning it off, and an owner's requirement.
 
+use app::portal::notices::{code, done_path};
 use app::portal::two_factor::TwoFactorView;
 use app::portal::{FormError, FormFeedback};
 use axum::extract::State;
@@ -151,7 +152,10 @@ pub async fn disable(
         &form.code,
     )
     .await?;
-    Ok(redirect(lang, "/account/2fa?done=off"))
+    Ok(redirect(
+        lang,
+        &done_path("/account/2fa", code::TFA_OFF, None),
+    ))
 }
 
 /// The second login step's page; without a pending login, back to step one.

@@ -133,7 +133,7 @@ const ROWS: &[Row] = &[
             Status(404),
             DENIED,
             DENIED,
-            Redirect("/en/members?done=1"),
+            Redirect("/en/members?done=role"),
             DENIED,
         ],
     ),
@@ -278,6 +278,8 @@ const ROWS: &[Row] = &[
     // organization's server is not found even then.
     ("POST", "/{lang}/servers/{id}/reboot", "/en/servers/{server_a}/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     ("POST", "/{lang}/servers/{id}/power_cycle", "/en/servers/{server_a}/power_cycle", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    // Root password reset (issue 17): the server's team only; unconfirmed is 422.
+    ("POST", "/{lang}/servers/{id}/root-password", "/en/servers/{server_a}/root-password", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     ("POST", "/{lang}/servers/{id}/cancel", "/en/servers/{server_a}/cancel", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     // Nothing scheduled: nothing to take back.
     ("POST", "/{lang}/servers/{id}/revoke", "/en/servers/{server_a}/revoke", &[], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
@@ -375,6 +377,14 @@ const ROWS: &[Row] = &[
         &[],
         [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
     ),
+    // Billing profile (issue 17): its own page, before the first order.
+    (
+        "GET",
+        "/{lang}/billing/profile",
+        "/en/billing/profile",
+        &[],
+        [LOGIN, Ok, DENIED, Ok, Ok, DENIED],
+    ),
     (
         "POST",
         "/{lang}/billing/profile",
@@ -404,9 +414,10 @@ const ROWS: &[Row] = &[
         [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
     ),
     // Finance forms: no such invoice or credit note, or no amount.
-    ("POST", "/{lang}/staff/finance/paid", "/en/staff/finance/paid", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
-    ("POST", "/{lang}/staff/finance/void", "/en/staff/finance/void", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
-    ("POST", "/{lang}/staff/finance/uncollectible", "/en/staff/finance/uncollectible", &[("invoice", "no-such-invoice")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    // Staff finance: settling needs the payment's date and amount, or a confirmed reason.
+    ("POST", "/{lang}/staff/finance/paid", "/en/staff/finance/paid", &[("invoice", "no-such-invoice"), ("paid_on", "2026-01-02"), ("amount", "10")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/void", "/en/staff/finance/void", &[("invoice", "no-such-invoice"), ("reason", "error"), ("confirm", "yes")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/finance/uncollectible", "/en/staff/finance/uncollectible", &[("invoice", "no-such-invoice"), ("reason", "bankrupt"), ("confirm", "yes")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
     ("POST", "/{lang}/staff/finance/refunded", "/en/staff/finance/refunded", &[("credit_note", "no-such-note")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
     ("POST", "/{lang}/staff/finance/credit", "/en/staff/finance/credit", &[("organization", "{org_a}"), ("amount", "0"), ("reason", "goodwill")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(422)]),
     (
@@ -458,6 +469,15 @@ const ROWS: &[Row] = &[
         "/en/staff/finance/invoices/{invoice_a}/pdf",
         &[],
         [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok],
+    ),
+    // Organization and navigation (issue 17): signing up from an
+    // invitation; a used or unknown link is refused for everyone alike.
+    (
+        "POST",
+        "/{lang}/invite/signup",
+        "/en/invite/signup",
+        &[("token", "nope"), ("name", "N"), ("password", "amber lantern meadow")],
+        [Status(422); 6],
     ),
     // Last: it ends the sessions.
     (

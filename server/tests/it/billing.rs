@@ -11,21 +11,21 @@ on_both_databases!(
     an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid,
     a_rebuild_keeps_a_suspended_servers_network_cut,
     credit_without_a_server_left_is_refunded_by_transfer,
+    a_paid_invoice_says_paid_on_with_nothing_due_in_both_languages,
+    billing_members_get_invoice_and_credit_note_mail_in_their_language,
+    the_csv_export_is_offered_unfiltered_with_periods_as_printed,
 );
 
 /// 2026-11-30 00:53:20 UTC.
 const START: i64 = 1_796_000_000;
 const DAY: i64 = 86_400;
 
-/// Orders a server and waits until it runs; answers its id.
-async fn running_server(app: &TestApp, browser: &reqwest::Client, country: &str) -> String {
+/// Orders a server and waits until it runs; answers its id. The
+/// organization's billing profile (German unless a test saved another)
+/// sets the VAT.
+async fn running_server(app: &TestApp, browser: &reqwest::Client) -> String {
     let page = app
-        .place_order(
-            browser,
-            "g-ada",
-            "fra",
-            &[("name", "billed"), ("country", country)],
-        )
+        .place_order(browser, "g-ada", "fra", &[("name", "billed")])
         .await;
     let id = server_id(page.location());
     app.wait_for_server(browser, &id).await;
@@ -42,7 +42,7 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let billing = app.invite(&owner, "bill@a.example", "billing").await;
     let tech = app.invite(&owner, "tech@a.example", "technical").await;
-    running_server(&app, &owner, "DE").await;
+    running_server(&app, &owner).await;
 
     // The first term is invoiced as the server starts: G-ADA €239.00 with
     // German VAT for a consumer (19%).
@@ -143,7 +143,11 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
         &staff,
         "/en/staff/finance",
         "/en/staff/finance/paid",
-        &[("invoice", &invoice)],
+        &[
+            ("invoice", &invoice),
+            ("paid_on", "2026-11-30"),
+            ("amount", "284.41"),
+        ],
         &[],
     )
     .await;
@@ -201,7 +205,11 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
             &staff,
             "/en/staff/finance",
             "/en/staff/finance/void",
-            &[("invoice", &second)],
+            &[
+                ("invoice", &second),
+                ("reason", "issued in error"),
+                ("confirm", "yes"),
+            ],
             &[],
         )
         .await;
@@ -265,8 +273,12 @@ async fn the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids(db: Tes
     let text = strip_tags(&form.body);
     assert!(text.contains("VAT 0%: reverse charge"), "{text}");
     assert!(text.contains("Total per month€239.00"), "{text}");
-    assert!(text.contains("from your billing profile"), "{text}");
-    running_server(&app, &owner, "DE").await;
+    assert!(text.contains("Billed to"), "{text}");
+    assert!(
+        text.contains("Beispiel GmbH"),
+        "the profile, read-only: {text}"
+    );
+    running_server(&app, &owner).await;
     let body = app.wait_for(&owner, "/en/billing", "INV-").await;
     assert!(
         strip_tags(&body).contains("€239.00€239.00"),
@@ -301,7 +313,9 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let id = running_server(&app, &owner, "NL").await;
+    app.give_billing_profile(&owner, "Org A", "NL", "owner@a.example")
+        .await;
+    let id = running_server(&app, &owner).await;
     app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
 
     // Due in 14 days; a day later the server is past due and the owner told.
@@ -342,7 +356,11 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
             &staff,
             "/en/staff/finance",
             "/en/staff/finance/paid",
-            &[("invoice", &invoice)],
+            &[
+                ("invoice", &invoice),
+                ("paid_on", "2026-12-20"),
+                ("amount", "289.19"),
+            ],
             &[],
         )
         .await;
@@ -352,7 +370,11 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
             &staff,
             "/en/staff/finance",
             "/en/staff/finance/paid",
-            &[("invoice", &invoice)],
+            &[
+                ("invoice", &invoice),
+                ("paid_on", "2026-12-20"),
+                ("amount", "289.19"),
+            ],
             &[],
         )
         .await;
@@ -362,7 +384,11 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
             &staff,
             "/en/staff/finance",
             "/en/staff/finance/void",
-            &[("invoice", &invoice)],
+            &[
+                ("invoice", &invoice),
+                ("reason", "issued in error"),
+                ("confirm", "yes"),
+            ],
             &[],
         )
         .await;
@@ -381,7 +407,9 @@ async fn a_rebuild_keeps_a_suspended_servers_network_cut(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let id = running_server(&app, &owner, "NL").await;
+    app.give_billing_profile(&owner, "Org A", "NL", "owner@a.example")
+        .await;
+    let id = running_server(&app, &owner).await;
     app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
     let server = format!("/en/servers/{id}");
     clock.advance(15 * DAY);
@@ -488,5 +516,189 @@ async fn credit_without_a_server_left_is_refunded_by_transfer(db: TestDb) {
         )
         .await;
     assert_eq!(again.status, 404);
+    app.finish().await;
+}
+
+/// The first invoice of a running server of Org A: (its id, the list).
+async fn first_invoice(app: &TestApp, owner: &reqwest::Client) -> (String, String) {
+    running_server(app, owner).await;
+    let list = app.wait_for(owner, "/en/billing", "INV-2026-000001").await;
+    let id = list
+        .split("href=\"/en/invoices/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    (id, list)
+}
+
+/// The text of an invoice's row in a billing list.
+fn invoice_row(list: &str, number: &str) -> String {
+    let row = list
+        .split(&format!("data-invoice=\"{number}\""))
+        .nth(1)
+        .and_then(|r| r.split("</tr>").next())
+        .unwrap_or_default();
+    strip_tags(&format!("<x {row}"))
+}
+
+async fn a_paid_invoice_says_paid_on_with_nothing_due_in_both_languages(db: TestDb) {
+    let app = TestApp::spawn_with_clock(db, backend::Clock::manual(START)).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let (invoice, list) = first_invoice(&app, &owner).await;
+    // Open: the amount due and its due date.
+    let open = invoice_row(&list, "INV-2026-000001");
+    assert!(open.contains("2026-12-14"), "due date: {open}");
+    assert!(open.contains("€284.41€284.41Open"), "{open}");
+
+    let staff = app.staff("finance@host.example").await;
+    let paid = app
+        .post_as(
+            &staff,
+            "/en/staff/finance",
+            "/en/staff/finance/paid",
+            &[
+                ("invoice", &invoice),
+                ("paid_on", "2026-11-30"),
+                ("amount", "284.41"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(paid.status, 303, "{}", strip_tags(&paid.body));
+    for (lang, status) in [("en", "Paid on 2026-11-30"), ("zh", "已于 2026-11-30 付款")] {
+        let list = app.get_as(&owner, &format!("/{lang}/billing")).await.body;
+        let row = invoice_row(&list, "INV-2026-000001");
+        assert!(
+            row.contains(&format!("€284.41€0.00{status}")),
+            "{lang}: {row}"
+        );
+        let page = app
+            .get_as(&owner, &format!("/{lang}/invoices/{invoice}"))
+            .await
+            .body;
+        let text = strip_tags(&page);
+        assert!(text.contains(status), "{lang}: {text}");
+        assert!(text.contains("-€284.41"), "{lang}: {text}");
+        let due = page
+            .split("data-testid=\"invoice-due\"")
+            .nth(1)
+            .and_then(|r| r.split_once('>'))
+            .and_then(|(_, r)| r.split('<').next());
+        assert_eq!(due, Some("€0.00"), "{lang}: {page}");
+        let pdf = owner
+            .get(format!("{}/{lang}/invoices/{invoice}/pdf", app.base))
+            .send()
+            .await
+            .expect("the PDF")
+            .bytes()
+            .await
+            .expect("PDF bytes");
+        let pdf = common::billing_profile::pdf_text(&pdf);
+        assert!(pdf.contains(status), "{lang}: {pdf}");
+        assert!(pdf.contains("€0.00"), "{lang}: {pdf}");
+        assert!(!pdf.contains("IBAN"), "nothing to transfer: {pdf}");
+    }
+    app.finish().await;
+}
+
+async fn billing_members_get_invoice_and_credit_note_mail_in_their_language(db: TestDb) {
+    let app = TestApp::spawn_with_clock(db, backend::Clock::manual(START)).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    app.chinese_billing_member(&owner, "bill@a.example").await;
+    let tech = app.invite(&owner, "tech@a.example", "technical").await;
+    drop(tech);
+    first_invoice(&app, &owner).await;
+    let zh = app
+        .wait_for_mail("bill@a.example", "发票 INV-2026-000001")
+        .await;
+    assert!(zh.contains("应付金额 €284.41"), "{zh}");
+    assert!(app
+        .last_mail("owner@a.example")
+        .contains("Invoice INV-2026-000001"));
+    assert!(
+        !app.last_mail("tech@a.example").contains("INV-2026-000001"),
+        "technical members see no money"
+    );
+
+    let staff = app.staff("finance@host.example").await;
+    let finance = app.get_as(&staff, "/en/staff/finance").await.body;
+    let org_a = finance
+        .split("<option value=\"")
+        .skip(1)
+        .find(|o| o.contains(">Org A<"))
+        .and_then(|o| o.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    let fields = [
+        ("organization", org_a.as_str()),
+        ("amount", "50"),
+        ("reason", "goodwill"),
+    ];
+    app.post_as(
+        &staff,
+        "/en/staff/finance",
+        "/en/staff/finance/credit",
+        &fields,
+        &[],
+    )
+    .await;
+    let zh = app
+        .wait_for_mail("bill@a.example", "贷项通知单 CN-2026-000001")
+        .await;
+    assert!(zh.contains("€50.00") && zh.contains("goodwill"), "{zh}");
+    let en = app.last_mail("owner@a.example");
+    assert!(en.contains("Credit note CN-2026-000001"), "{en}");
+    assert!(en.contains("€50.00"), "{en}");
+    app.finish().await;
+}
+
+async fn the_csv_export_is_offered_unfiltered_with_periods_as_printed(db: TestDb) {
+    let app = TestApp::spawn_with_clock(db, backend::Clock::manual(START)).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let (invoice, list) = first_invoice(&app, &owner).await;
+    // Without a filter the link exports everything listed.
+    assert!(
+        list.contains("href=\"/en/billing/export\" data-testid=\"export-csv\""),
+        "{}",
+        strip_tags(&list)
+    );
+    assert!(strip_tags(&list).contains("Export all invoices as CSV"));
+    let zh = app.get_as(&owner, "/zh/billing").await.body;
+    assert!(strip_tags(&zh).contains("导出全部发票（CSV）"));
+    let filtered = app.get_as(&owner, "/en/billing?month=2026-11").await.body;
+    assert!(filtered.contains("href=\"/en/billing/export?month=2026-11\""));
+
+    // The period as the invoice page prints it: first and last day.
+    let page = strip_tags(
+        &app.get_as(&owner, &format!("/en/invoices/{invoice}"))
+            .await
+            .body,
+    );
+    let printed = page
+        .split("Service period")
+        .nth(1)
+        .map(|p| p.chars().take(23).collect::<String>())
+        .unwrap_or_default();
+    let (first, last) = printed.split_once(" – ").unwrap_or_default();
+    assert_eq!(first, "2026-11-30", "{page}");
+    assert_eq!(last, "2026-12-29", "the day before the next term: {page}");
+    let response = owner
+        .get(format!("{}/en/billing/export", app.base))
+        .send()
+        .await
+        .expect("the CSV");
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers()["content-disposition"],
+        "attachment; filename=\"invoices.csv\""
+    );
+    let csv = response.text().await.expect("CSV text");
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap_or_default();
+    assert!(header.contains(",period_start,period_end,"), "{header}");
+    let row = lines.next().unwrap_or_default();
+    assert!(row.starts_with("INV-2026-000001,"), "{csv}");
+    assert!(row.contains(&format!(",{first},{last},")), "{row}");
     app.finish().await;
 }

@@ -15,6 +15,7 @@ on_both_databases!(
     the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only,
     an_open_console_closes_when_its_session_logs_out,
     an_open_console_closes_when_its_member_loses_access,
+    the_console_boots_the_ordered_image_under_the_servers_name,
 );
 
 /// 2026-11-10 00:00 UTC.
@@ -209,7 +210,7 @@ async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/members?done=1");
+    assert_eq!(page.location(), "/en/members?done=role");
     let closed = next_close(&mut serial).await;
     assert_eq!(frame_code(&closed), 4000);
     assert_eq!(closed.reason.as_str(), "access-withdrawn");
@@ -218,6 +219,72 @@ async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
         .get_as(&owner, &format!("/zh/servers/{id}/console/serial"))
         .await;
     assert!(page.body.contains("您对此服务器的访问权限已被撤销"));
+    app.finish().await;
+}
+
+/// What the customer ordered is what boots: the image they chose and the
+/// server's name as hostname, never the data centre's name for the host.
+/// A rename later does not rewrite the installed hostname (see
+/// `backend::fleet::disks`).
+async fn the_console_boots_the_ordered_image_under_the_servers_name(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.ops_ok(&[
+        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
+    ]);
+    let host = app.host_names("fra", "g-ada", "free").remove(0);
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let fields = [("name", "train-fra-01"), ("image", "debian-13")];
+    let page = app.place_order(&owner, "g-ada", "fra", &fields).await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    let cookie = session_cookie(&app, "owner@a.example").await;
+
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let mut serial = connect(&app.base, &cookie, &path).await;
+    let boot = serial.read_until("login: ").await;
+    assert!(
+        boot.contains("Debian GNU/Linux 13 train-fra-01 ttyS0"),
+        "{boot:?}"
+    );
+    assert!(boot.ends_with("train-fra-01 login: "), "{boot:?}");
+    assert!(
+        !boot.contains(&host),
+        "the internal host name {host} leaked"
+    );
+    assert!(!boot.contains("Ubuntu"));
+    drop(serial);
+
+    // The graphical console names the same machine.
+    let (_, path) = ticket(&app, &cookie, &id, "vnc").await;
+    let mut vnc = connect(&app.base, &cookie, &path).await;
+    vnc.read_exact(12).await;
+    vnc.send(b"RFB 003.008\n").await;
+    vnc.read_exact(2).await;
+    vnc.send(&[1]).await;
+    vnc.read_exact(4).await;
+    vnc.send(&[1]).await;
+    let init = vnc.read_exact(24).await;
+    let name_len = u32::from_be_bytes([init[20], init[21], init[22], init[23]]) as usize;
+    let name = String::from_utf8(vnc.read_exact(name_len).await).expect("a UTF-8 name");
+    assert_eq!(name, "train-fra-01 (BMC console)");
+    drop(vnc);
+
+    // Renamed in the portal: the machine keeps the hostname it was given.
+    let base = format!("/en/servers/{id}");
+    let page = app
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/rename"),
+            &[("name", "train-2")],
+            &[],
+        )
+        .await;
+    assert_eq!(page.status, 303);
+    let (_, path) = ticket(&app, &cookie, &id, "serial").await;
+    let mut serial = connect(&app.base, &cookie, &path).await;
+    let boot = serial.read_until("login: ").await;
+    assert!(boot.ends_with("train-fra-01 login: "), "{boot:?}");
     app.finish().await;
 }
 

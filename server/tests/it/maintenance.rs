@@ -124,7 +124,7 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
         .await;
     assert_eq!(
         counter.location(),
-        format!("{server}?done=maintenance-propose#maintenance")
+        format!("{server}?done=maintenance-propose")
     );
     // Answered once only.
     let again = app

@@ -30,7 +30,12 @@ async fn invite_accept_and_roles(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@lee.example", "Ann Lee", "Lee Labs").await;
     let page = invite(&app, &owner, "Bill@Lee.example", "billing").await;
-    assert_eq!(page.location(), "/en/members?done=1", "{}", page.body);
+    assert_eq!(
+        page.location(),
+        "/en/members?done=invited&to=bill@lee.example",
+        "{}",
+        page.body
+    );
     let mail = app.last_mail("bill@lee.example");
     assert!(
         mail.contains("Ann Lee invited you to Lee Labs") && mail.contains("as billing"),
@@ -45,7 +50,7 @@ async fn invite_accept_and_roles(db: TestDb) {
     let invitation = app.mailed_link("bill@lee.example");
     let bill = app.member("bill@lee.example", "Bill", "").await;
     let page = accept(&app, &bill, &invitation).await;
-    assert_eq!(page.location(), "/en/account", "{}", page.body);
+    assert_eq!(page.location(), "/en/account?done=joined", "{}", page.body);
     let account = app.get_as(&bill, "/en/account").await;
     assert!(
         account.body.contains("Lee Labs") && account.body.contains("Billing"),
@@ -93,7 +98,7 @@ async fn invite_accept_and_roles(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/members?done=1");
+    assert_eq!(page.location(), "/en/members?done=role");
     assert!(app
         .get_as(&bill, "/en/account")
         .await
@@ -131,7 +136,7 @@ async fn invite_accept_and_roles(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account");
+    assert_eq!(page.location(), "/en/account?done=organization");
     let account = app.get_as(&bill, "/en/account").await;
     let fresh = app.browser();
     app.post_as(&fresh, "/en/login", "/en/login", &fields, &[])
@@ -236,17 +241,15 @@ async fn invitations_belong_to_their_address(db: TestDb) {
         .await;
     assert_eq!(page.status, 403);
     assert!(page.body.contains("sent to another email address"));
-    // Anonymous visitors are asked to log in first.
+    // Anonymous visitors may log in, or sign up with the invited address.
     let page = app.get_as(&app.browser(), &link).await;
-    assert!(page
-        .body
-        .contains("Log in or sign up with the invited email address first"));
+    assert!(page.body.contains("Create account and join"));
     let carol = app.member("carol@lee.example", "Carol", "").await;
     assert_eq!(
         app.post_as(&carol, &link, "/en/invite", &[("token", &token)], &[])
             .await
             .location(),
-        "/en/account"
+        "/en/account?done=joined"
     );
     let again = app
         .post_as(&carol, &link, "/en/invite", &[("token", &token)], &[])

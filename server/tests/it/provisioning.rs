@@ -11,6 +11,7 @@ on_both_databases!(
     an_unpaid_hold_expires_and_returns_the_host,
     stock_alerts_mail_once_in_their_language_and_can_be_cancelled,
     staff_rack_hosts_and_change_their_state_from_the_portal,
+    a_new_server_shows_telemetry_only_since_its_delivery,
 );
 
 const START: i64 = 1_796_000_000;
@@ -105,7 +106,6 @@ async fn an_unpaid_hold_expires_and_returns_the_host(db: TestDb) {
         site: "tyo".into(),
         server_name: "held".into(),
         os_image: "ubuntu-24.04".into(),
-        billing_country: "JP".into(),
         billing_method: "stripe".into(),
         seller_country: "NL".into(),
         ..Default::default()
@@ -315,5 +315,74 @@ async fn staff_rack_hosts_and_change_their_state_from_the_portal(db: TestDb) {
     let orders = app.get_as(&staff, "/en/staff/orders").await;
     assert!(strip_tags(&orders.body).contains("staff-sees-me"));
     assert!(strip_tags(&orders.body).contains("Org A"));
+    app.finish().await;
+}
+
+/// The x coordinates of the first card's GPU temperature line.
+fn temperature_xs(body: &str) -> Vec<i64> {
+    let chart = body
+        .split("data-chart=\"gpu-temp\"")
+        .nth(1)
+        .unwrap_or_default();
+    let points = chart.split("points=\"").nth(1).unwrap_or_default();
+    let points = points.split('"').next().unwrap_or_default();
+    points
+        .split_whitespace()
+        .filter_map(|p| p.split(',').next()?.parse().ok())
+        .collect()
+}
+
+/// The width of the temperature chart's drawing.
+fn chart_width(body: &str) -> i64 {
+    let chart = body
+        .split("data-chart=\"gpu-temp\"")
+        .next()
+        .unwrap_or_default();
+    let view_box = chart.rsplit("viewBox=\"").next().unwrap_or_default();
+    view_box
+        .split_whitespace()
+        .nth(2)
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Telemetry and counters start at the rental: a fresh server shows no
+/// readings from before it was delivered and no corrected ECC errors,
+/// though its host's cards have been in service for months.
+async fn a_new_server_shows_telemetry_only_since_its_delivery(db: TestDb) {
+    let clock = backend::Clock::manual(START);
+    let app = TestApp::spawn_with_clock(db, clock.clone()).await;
+    app.ops_ok(&[
+        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
+    ]);
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app.place_order(&owner, "g-ada", "fra", &[]).await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    let path = format!("/en/servers/{id}");
+
+    let body = app.get_as(&owner, &path).await.body;
+    let text = strip_tags(&body);
+    assert!(
+        text.contains("Card 1: 0 in total, 0 in the last 24 hours"),
+        "{text}"
+    );
+    // One reading, at delivery.
+    assert_eq!(temperature_xs(&body).len(), 1, "{body}");
+
+    // An hour later: a reading every 15 minutes since delivery, none
+    // before: they cover the last hour, a 24th of the chart's width.
+    // (Quarter by quarter: a session idle for 30 minutes ends.)
+    let mut body = String::new();
+    for _ in 0..4 {
+        clock.advance(900);
+        body = app.get_as(&owner, &path).await.body;
+    }
+    let xs = temperature_xs(&body);
+    assert_eq!(xs.len(), 5, "{}", strip_tags(&body));
+    let width = chart_width(&body);
+    let spread = xs.iter().max().unwrap_or(&0) - xs.iter().min().unwrap_or(&0);
+    assert!(spread * 24 <= width + 24, "{xs:?} in {width}");
+    assert!(strip_tags(&body).contains("Card 1: 0 in total"));
     app.finish().await;
 }

@@ -179,7 +179,7 @@ async fn two_owners_demoting_each_other_leave_an_owner(db: TestDb) {
                 &[],
             )
             .await;
-        assert_eq!(page.location(), "/en/members?done=1");
+        assert_eq!(page.location(), "/en/members?done=role");
     }
     app.finish().await;
 }

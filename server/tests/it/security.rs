@@ -97,7 +97,7 @@ async fn unknown_languages_are_not_found(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/members?done=1");
+    assert_eq!(page.location(), "/en/members?done=tfa-required");
     assert_eq!(
         app.get_as(&owner, "/en/members").await.location(),
         "/en/account/2fa"

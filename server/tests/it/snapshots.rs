@@ -117,10 +117,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
     let restoring = app
         .post_as(&owner, &base, &format!("{base}/restore"), &fields, &[])
         .await;
-    assert_eq!(
-        restoring.location(),
-        format!("{base}?done=restore#snapshots")
-    );
+    assert_eq!(restoring.location(), format!("{base}?done=restore"));
     let progress = app.get_as(&owner, &format!("{base}/progress")).await.body;
     let progress: serde_json::Value = serde_json::from_str(&progress).expect("JSON");
     assert_eq!(progress["state"], "restoring", "{progress}");

@@ -330,7 +330,7 @@ async fn owners_can_require_it(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/members?done=1");
+    assert_eq!(page.location(), "/en/members?done=tfa-required");
     // The owner has no 2FA yet either: everything but enrolment sends there.
     assert_eq!(
         app.get_as(&owner, "/en/members").await.location(),

@@ -333,7 +333,7 @@ async fn chinese_billing_member(app: &TestApp, owner: &reqwest::Client, email: &
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/zh/account", "{email} joins");
+    assert_eq!(page.location(), "/zh/account?done=joined", "{email} joins");
 }
 
 async fn a_renewal_after_the_vat_id_lapsed_charges_vat_and_mails_owners_and_billing(db: TestDb) {

@@ -5,8 +5,9 @@
 //! xterm.js and noVNC. [`DevBmc`] serves both on loopback ports with real
 //! protocol implementations, so the whole path can be used offline.
 //!
-//! - [`login`]: boot messages and the getty/login state machine that both
-//!   consoles drive (every password is refused).
+//! - [`login`]: boot messages of what is installed on the host's disks
+//!   ([`crate::fleet::disks`]) and the getty/login state machine that both
+//!   consoles drive (the installed root password logs in).
 //! - [`serial`]: the serial console (ttyS0) over TCP.
 //! - [`screen`]: the 80×25 text screen and its rendering to RFB pixels.
 //! - [`monitor`]: a host's screen shared by its VNC viewers, and the task
@@ -28,14 +29,17 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 
+use super::disks::Disks;
 use super::ConsoleKind;
-use monitor::Monitor;
+use monitor::{Input, Monitor};
 
 /// The BMCs of all simulated hosts: one listener per host and console kind,
 /// created on first use and kept for the life of the process.
 #[derive(Clone, Default)]
 pub struct DevBmc {
     inner: Arc<Mutex<Inner>>,
+    /// What each host boots.
+    disks: Disks,
 }
 
 #[derive(Default)]
@@ -56,6 +60,18 @@ impl DevBmc {
         DevBmc::default()
     }
 
+    /// BMCs of hosts whose disks are kept in `disks`.
+    pub fn with_disks(disks: Disks) -> DevBmc {
+        DevBmc {
+            inner: Arc::default(),
+            disks,
+        }
+    }
+
+    pub fn disks(&self) -> &Disks {
+        &self.disks
+    }
+
     /// The TCP address of `host`'s console of `kind`; binds a listener on
     /// 127.0.0.1:0 the first time and spawns its accept loop (tokio). Later
     /// calls return the same address.
@@ -69,20 +85,40 @@ impl DevBmc {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let name = host.to_string();
+        let disks = self.disks.clone();
         match kind {
             ConsoleKind::Serial => {
                 tokio::spawn(accept_loop(listener, kind, move |stream| {
-                    serial::serve(stream, name.clone())
+                    serial::serve(stream, name.clone(), disks.clone())
                 }));
             }
             ConsoleKind::Graphical => {
-                let monitor = inner
-                    .monitors
-                    .entry(name.clone())
-                    .or_insert_with(|| Arc::new(Monitor::start(host)))
-                    .clone();
+                let monitor = match inner.monitors.get(host) {
+                    Some(monitor) => monitor.clone(),
+                    None => {
+                        let os = disks.read(host).await.map_err(std::io::Error::other)?;
+                        let monitor = Arc::new(Monitor::start(os));
+                        inner.monitors.insert(name.clone(), monitor.clone());
+                        monitor
+                    }
+                };
                 tokio::spawn(accept_loop(listener, kind, move |stream| {
-                    rfb::serve(stream, name.clone(), monitor.clone())
+                    let (name, disks, monitor) = (name.clone(), disks.clone(), monitor.clone());
+                    async move {
+                        // The screen shows what the disks hold now; the
+                        // viewer is named after the installed hostname, not
+                        // our internal host name.
+                        let os = match disks.read(&name).await {
+                            Ok(os) => os,
+                            Err(e) => {
+                                tracing::warn!(host = name, error = %format!("{e:#}"), "reading the simulated disks failed");
+                                return;
+                            }
+                        };
+                        let shown = os.as_ref().map_or(name, |os| os.hostname.clone());
+                        monitor.send(Input::Booted(os)).await;
+                        rfb::serve(stream, shown, monitor).await;
+                    }
                 }));
             }
         }

@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::login::{boot_text, Key, Login, LOGIN_DELAY};
 use super::screen::TextScreen;
+use crate::fleet::disks::Installed;
 
 /// How long the simulated machine takes from "reboot" to the login prompt.
 const REBOOT_TIME: Duration = Duration::from_secs(1);
@@ -19,11 +20,15 @@ const REBOOT_TIME: Duration = Duration::from_secs(1);
 const INPUT_QUEUE: usize = 256;
 
 /// What a VNC connection asks of the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Input {
     Key(Key),
     /// Ctrl-Alt-Del: the host reboots.
     CtrlAltDel,
+    /// What the disks hold as a viewer connects: if it is not what the
+    /// screen shows (installed, reinstalled or wiped since), the machine
+    /// has rebooted into it, as it did for real when that happened.
+    Booted(Option<Installed>),
 }
 
 /// The screen contents (watched: connections wake when it changes) and the
@@ -35,14 +40,15 @@ pub(crate) struct Monitor {
 }
 
 impl Monitor {
-    /// A booted host showing its login prompt; spawns the host task, which
-    /// lives as long as the monitor.
-    pub(crate) fn start(host: &str) -> Monitor {
+    /// A host booted into `os` (its login prompt, or the firmware's
+    /// complaint with empty disks); spawns the host task, which lives as
+    /// long as the monitor.
+    pub(crate) fn start(os: Option<Installed>) -> Monitor {
         let mut booted = TextScreen::default();
-        booted.write(&boot_text(host, "tty1"));
+        booted.write(&boot_text(os.as_ref(), "tty1"));
         let (screen, _) = watch::channel(booted);
         let (input, inputs) = mpsc::channel(INPUT_QUEUE);
-        tokio::spawn(run(host.to_string(), screen.clone(), inputs));
+        tokio::spawn(run(os, screen.clone(), inputs));
         Monitor { screen, input }
     }
 
@@ -64,10 +70,24 @@ fn show(screen: &watch::Sender<TextScreen>, text: &str) {
     }
 }
 
-async fn run(host: String, screen: watch::Sender<TextScreen>, mut inputs: mpsc::Receiver<Input>) {
-    let mut login = Login::new(&host);
+async fn run(
+    mut os: Option<Installed>,
+    screen: watch::Sender<TextScreen>,
+    mut inputs: mpsc::Receiver<Input>,
+) {
+    let mut login = Login::new(os.as_ref());
     while let Some(input) = inputs.recv().await {
         match input {
+            Input::Booted(now) => {
+                if now != os {
+                    os = now;
+                    login = Login::new(os.as_ref());
+                    screen.send_modify(|s| {
+                        s.clear();
+                        s.write(&boot_text(os.as_ref(), "tty1"));
+                    });
+                }
+            }
             Input::Key(key) => {
                 let reply = login.key(key);
                 show(&screen, &reply.now);
@@ -84,10 +104,10 @@ async fn run(host: String, screen: watch::Sender<TextScreen>, mut inputs: mpsc::
                 tokio::time::sleep(REBOOT_TIME).await;
                 // Keys typed while the machine was down are lost.
                 while inputs.try_recv().is_ok() {}
-                login = Login::new(&host);
+                login = Login::new(os.as_ref());
                 screen.send_modify(|s| {
                     s.clear();
-                    s.write(&boot_text(&host, "tty1"));
+                    s.write(&boot_text(os.as_ref(), "tty1"));
                 });
             }
         }
@@ -99,6 +119,10 @@ mod tests {
     use super::*;
     use crate::fleet::bmc::login::boot_lines;
     use tokio::time::timeout;
+
+    fn ubuntu(host: &str) -> Option<Installed> {
+        Some(Installed::new(domain::OsImage::Ubuntu2404, host, None))
+    }
 
     async fn wait_for(
         screen: &mut watch::Receiver<TextScreen>,
@@ -118,8 +142,8 @@ mod tests {
 
     #[tokio::test]
     async fn keys_type_on_the_shared_screen_and_login_fails() {
-        let monitor = Monitor::start("gpu-7");
-        let prompt_row = boot_lines("gpu-7", "tty1").len() + 1;
+        let monitor = Monitor::start(ubuntu("gpu-7"));
+        let prompt_row = boot_lines(ubuntu("gpu-7").as_ref(), "tty1").len() + 1;
         let mut screen = monitor.subscribe();
         assert_eq!(screen.borrow().row_text(prompt_row), "gpu-7 login:");
         assert_eq!(
@@ -150,7 +174,7 @@ mod tests {
 
     #[tokio::test]
     async fn ctrl_alt_del_reboots_to_the_prompt() {
-        let monitor = Monitor::start("h");
+        let monitor = Monitor::start(ubuntu("h"));
         let mut screen = monitor.subscribe();
         monitor.send(Input::Key(Key::Char('x'))).await;
         monitor.send(Input::CtrlAltDel).await;
@@ -162,13 +186,31 @@ mod tests {
             s.row_text(0).contains("Linux version")
         })
         .await;
-        let prompt_row = boot_lines("h", "tty1").len() + 1;
+        let prompt_row = boot_lines(ubuntu("h").as_ref(), "tty1").len() + 1;
         assert_eq!(screen.borrow().row_text(prompt_row), "h login:");
     }
 
     #[tokio::test]
+    async fn an_install_seen_by_a_new_viewer_reboots_the_screen() {
+        let monitor = Monitor::start(None);
+        let mut screen = monitor.subscribe();
+        assert!(screen.borrow().row_text(4).contains("No bootable device"));
+        let debian = Installed::new(domain::OsImage::Debian13, "train-fra-01", None);
+        monitor.send(Input::Booted(Some(debian.clone()))).await;
+        let prompt_row = boot_lines(Some(&debian), "tty1").len() + 1;
+        wait_for(&mut screen, "the installed system", |s| {
+            s.row_text(prompt_row) == "train-fra-01 login:"
+        })
+        .await;
+        assert_eq!(
+            screen.borrow().row_text(prompt_row - 2),
+            "Debian GNU/Linux 13 train-fra-01 tty1"
+        );
+    }
+
+    #[tokio::test]
     async fn the_screen_scrolls_when_full() {
-        let monitor = Monitor::start("h");
+        let monitor = Monitor::start(ubuntu("h"));
         let mut screen = monitor.subscribe();
         // Each empty Enter repeats the prompt on the next line.
         for _ in 0..30 {

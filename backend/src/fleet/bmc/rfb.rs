@@ -409,6 +409,7 @@ mod tests {
     use super::*;
     use crate::fleet::bmc::login::boot_lines;
     use crate::fleet::bmc::DevBmc;
+    use crate::fleet::disks::Installed;
     use crate::fleet::ConsoleKind;
     use tokio::time::timeout;
 
@@ -425,8 +426,19 @@ mod tests {
         buf
     }
 
-    async fn connect(host: &str) -> TcpStream {
+    fn ubuntu(host: &str) -> Installed {
+        Installed::new(domain::OsImage::Ubuntu2404, host, None)
+    }
+
+    /// A BMC whose `host` has Ubuntu installed under its own name.
+    async fn installed(host: &str) -> DevBmc {
         let bmc = DevBmc::new();
+        bmc.disks().install(host, ubuntu(host), 0).await.unwrap();
+        bmc
+    }
+
+    async fn connect(host: &str) -> TcpStream {
+        let bmc = installed(host).await;
         let addr = bmc.endpoint(host, ConsoleKind::Graphical).await.unwrap();
         TcpStream::connect(addr).await.unwrap()
     }
@@ -529,7 +541,7 @@ mod tests {
         let before = read_full_update(&mut stream, 4).await;
         assert_eq!(before.len(), 640 * 400 * 4);
 
-        let prompt_row = boot_lines("gpu-7", "tty1").len() + 1;
+        let prompt_row = boot_lines(Some(&ubuntu("gpu-7")), "tty1").len() + 1;
         let prompt = "gpu-7 login: ".len();
         assert!(any_lit(&before, prompt_row, 0..prompt + 1));
         // The cursor is a full block of light grey, red in the low byte.
@@ -674,7 +686,7 @@ mod tests {
 
     #[tokio::test]
     async fn rfb_ignores_pointer_and_cut_text_and_sends_ctrl_alt_del() {
-        let bmc = DevBmc::new();
+        let bmc = installed("h").await;
         let addr = bmc.endpoint("h", ConsoleKind::Graphical).await.unwrap();
         let mut stream = TcpStream::connect(addr).await.unwrap();
         handshake_38(&mut stream).await;
@@ -709,7 +721,7 @@ mod tests {
 
     #[tokio::test]
     async fn rfb_viewers_of_a_host_share_one_screen() {
-        let bmc = DevBmc::new();
+        let bmc = installed("h").await;
         let addr = bmc.endpoint("h", ConsoleKind::Graphical).await.unwrap();
         assert_eq!(
             bmc.endpoint("h", ConsoleKind::Graphical).await.unwrap(),

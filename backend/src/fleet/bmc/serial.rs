@@ -10,30 +10,39 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::login::{boot_lines, prompt, Key, Login, LOGIN_DELAY};
+use crate::fleet::disks::{Disks, Installed};
 
 /// Pause between boot lines: enough to look like a boot, short enough that
 /// a test reading up to the prompt doesn't wait.
 const LINE_PAUSE: Duration = Duration::from_millis(5);
 
 /// Serves one serial console connection until the client leaves. The login
-/// state is per connection: each connection is a fresh getty.
-pub(crate) async fn serve(mut stream: TcpStream, host: String) {
-    if let Err(e) = run(&mut stream, &host).await {
+/// state is per connection: each connection is a fresh getty on whatever
+/// is installed on the host's disks now.
+pub(crate) async fn serve(mut stream: TcpStream, host: String, disks: Disks) {
+    let os = match disks.read(&host).await {
+        Ok(os) => os,
+        Err(e) => {
+            tracing::warn!(host, error = %format!("{e:#}"), "reading the simulated disks failed");
+            return;
+        }
+    };
+    if let Err(e) = run(&mut stream, os.as_ref()).await {
         tracing::debug!(host, error = %e, "serial console connection ended");
     }
 }
 
-async fn run(stream: &mut TcpStream, host: &str) -> std::io::Result<()> {
+async fn run(stream: &mut TcpStream, os: Option<&Installed>) -> std::io::Result<()> {
     let _ = stream.set_nodelay(true);
-    for line in boot_lines(host, "ttyS0") {
+    for line in boot_lines(os, "ttyS0") {
         stream.write_all(format!("{line}\r\n").as_bytes()).await?;
         tokio::time::sleep(LINE_PAUSE).await;
     }
-    stream
-        .write_all(format!("\r\n{}", prompt(host)).as_bytes())
-        .await?;
+    if let Some(prompt) = prompt(os) {
+        stream.write_all(format!("\r\n{prompt}").as_bytes()).await?;
+    }
 
-    let mut login = Login::new(host);
+    let mut login = Login::new(os);
     let mut decoder = Decoder::default();
     let mut buf = [0u8; 1024];
     loop {
@@ -213,9 +222,17 @@ mod tests {
         std::mem::take(seen)
     }
 
+    /// A BMC whose `host` has Ubuntu installed, named `hostname`.
+    async fn installed(host: &str, hostname: &str) -> DevBmc {
+        let bmc = DevBmc::new();
+        let os = Installed::new(domain::OsImage::Ubuntu2404, hostname, Some("right"));
+        bmc.disks().install(host, os, 0).await.unwrap();
+        bmc
+    }
+
     #[tokio::test]
     async fn serial_console_boots_and_refuses_the_login() {
-        let bmc = DevBmc::new();
+        let bmc = installed("gpu-7", "gpu-7").await;
         let addr = bmc.endpoint("gpu-7", ConsoleKind::Serial).await.unwrap();
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let mut seen = String::new();
@@ -243,8 +260,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn each_serial_connection_has_its_own_login() {
+    async fn the_console_shows_what_is_installed_now() {
         let bmc = DevBmc::new();
+        let addr = bmc
+            .endpoint("fra-g-l40s-002", ConsoleKind::Serial)
+            .await
+            .unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let mut seen = String::new();
+        let empty = read_until(&mut stream, &mut seen, "press any key").await;
+        assert!(!empty.contains("login:"), "{empty:?}");
+
+        let os = Installed::new(domain::OsImage::Debian13, "train-fra-01", Some("right"));
+        bmc.disks().install("fra-g-l40s-002", os, 0).await.unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let boot = read_until(&mut stream, &mut seen, "login: ").await;
+        assert!(
+            boot.contains("Debian GNU/Linux 13 train-fra-01 ttyS0"),
+            "{boot:?}"
+        );
+        assert!(boot.ends_with("train-fra-01 login: "));
+        assert!(!boot.contains("fra-g-l40s-002") && !boot.contains("Ubuntu"));
+        stream.write_all(b"root\rright\r").await.unwrap();
+        let shell = read_until(&mut stream, &mut seen, "# ").await;
+        assert!(shell.ends_with("root@train-fra-01:~# "), "{shell:?}");
+    }
+
+    #[tokio::test]
+    async fn each_serial_connection_has_its_own_login() {
+        let bmc = installed("h", "h").await;
         let addr = bmc.endpoint("h", ConsoleKind::Serial).await.unwrap();
         let mut first = TcpStream::connect(addr).await.unwrap();
         let mut second = TcpStream::connect(addr).await.unwrap();

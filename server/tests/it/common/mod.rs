@@ -2,6 +2,7 @@
 //! temporary folder, or a PostgreSQL schema of its own. Tests talk to it
 //! over HTTP and through the operator subcommands, never through tables.
 
+pub mod billing_profile;
 pub mod console;
 pub mod stripe_double;
 pub mod vies_double;
@@ -187,8 +188,19 @@ impl TestApp {
     }
 
     /// Signs up (English, the given name and company), confirms the email,
-    /// and returns a browser logged in as that user.
+    /// gives the new organization its billing profile (so it can order) and
+    /// returns a browser logged in as that user.
     pub async fn member(&self, email: &str, name: &str, company: &str) -> reqwest::Client {
+        let b = self.signed_up(email, name, company).await;
+        // An invoice needs a customer: the organization gives its billing
+        // details before its first order (its name from sign-up).
+        let legal_name = if company.is_empty() { name } else { company };
+        self.give_billing_profile(&b, legal_name, "DE", email).await;
+        b
+    }
+
+    /// Signs up and confirms like `member`, without a billing profile yet.
+    pub async fn signed_up(&self, email: &str, name: &str, company: &str) -> reqwest::Client {
         let b = self.browser();
         let fields = [
             ("name", name),
@@ -346,7 +358,7 @@ impl TestApp {
         let page = self
             .post_as(&browser, &link, "/en/invite", &[("token", &token)], &[])
             .await;
-        assert_eq!(page.location(), "/en/account", "{email} joins");
+        assert_eq!(page.location(), "/en/account?done=joined", "{email} joins");
         browser
     }
 
@@ -427,9 +439,6 @@ impl TestApp {
         }
         if !has("image") {
             form.push(("image", "ubuntu-24.04"));
-        }
-        if !has("country") {
-            form.push(("country", "DE"));
         }
         form.extend_from_slice(fields);
         let response = browser

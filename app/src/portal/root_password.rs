@@ -1,0 +1,98 @@
+//! The root password on a server's page: shown once (with a copy button
+//! that `/copy.js` turns on; without JavaScript the password is plain
+//! selectable text), the button that reveals it, and the confirmed form
+//! that has the Fleet set a new one when it was lost.
+
+use domain::Lang;
+use leptos::prelude::*;
+
+use super::forms::CsrfField;
+use super::servers::ServerRow;
+use crate::i18n::{operations, orders};
+use crate::storefront::href;
+
+/// Where the newest reset stands, from the server's history (newest
+/// first); the kinds are `backend::servers::root_password`'s.
+fn reset_state(events: &[(i64, String, String)]) -> Option<&str> {
+    events
+        .iter()
+        .map(|(_, kind, _)| kind.as_str())
+        .find(|k| k.starts_with("root_password.reset"))
+}
+
+/// The password just taken, at the top of the page where the reveal's
+/// answer opens.
+#[component]
+pub fn RevealedPassword(lang: Lang, password: String) -> impl IntoView {
+    let o = orders(lang);
+    let ops = operations(lang);
+    view! {
+        <div class="notice notice-ok secret" role="status">
+            <h2>{o.server_password_title}</h2>
+            <p class="copyable">
+                <code id="root-password" data-testid="root-password">{password}</code>
+                " "
+                // Hidden until the script can copy; it says "Copied" after.
+                <button type="button" class="secondary" data-copy="root-password" data-copied=ops.root_copied hidden>
+                    {ops.root_copy}
+                </button>
+            </p>
+            <p>{o.server_password_once}</p>
+        </div>
+        <script src="/copy.js" defer></script>
+    }
+}
+
+/// The reveal button, a reset under way or failed, and the reset form.
+/// `events` is the server's history, newest first; `revealed` says the
+/// password is on this page already.
+#[component]
+pub fn RootPasswordSection(
+    lang: Lang,
+    server: ServerRow,
+    events: Vec<(i64, String, String)>,
+    revealed: bool,
+) -> impl IntoView {
+    let o = orders(lang);
+    let ops = operations(lang);
+    let s = &server;
+    let running = s.state == "running" && s.cancelled_at.is_none();
+    let base = format!("/servers/{}", s.id);
+    let state = reset_state(&events);
+    let pending = state == Some("root_password.reset_requested");
+    let failed = state == Some("root_password.reset_failed");
+    let reveal = (running && s.has_secret && !revealed).then(|| {
+        view! {
+            <form method="post" action=href(lang, &format!("{base}/reveal")) class="inline">
+                <CsrfField />
+                <button type="submit" class="secondary">{o.server_reveal}</button>
+            </form>
+        }
+    });
+    let name = s.name.clone();
+    let reset = (running && !pending).then(|| {
+        view! {
+            <details class="root-reset">
+                <summary>{ops.root_reset_title}</summary>
+                <form method="post" action=href(lang, &format!("{base}/root-password")) class="power-form">
+                    <CsrfField />
+                    <p>{ops.root_reset_body}</p>
+                    <label class="option" for="confirm-root-password">
+                        <input type="checkbox" id="confirm-root-password" name="confirm" value="yes" required />
+                        " "{(ops.root_reset_confirm)(&name)}
+                    </label>
+                    <button type="submit" class="secondary">{ops.root_reset_title}</button>
+                </form>
+            </details>
+        }
+    });
+    view! {
+        <div id="root-password-section" class="root-password">
+            {running.then(|| view! { <h3>{ops.root_title}</h3> })}
+            {reveal}
+            {pending.then(|| view! { <p class="notice" role="status" data-testid="root-reset-pending">{ops.root_reset_pending}</p> })}
+            {failed.then(|| view! { <p class="notice notice-error" data-testid="root-reset-failed">{ops.root_reset_failed}</p> })}
+            {reset}
+        </div>
+    }
+}

@@ -1,0 +1,94 @@
+//! A server's cancellation on its page: scheduling one (a date, a reason,
+//! the name typed, the risk acknowledged), taking it back, or what
+//! happened; and the outcome shown at the top after either.
+
+use domain::Lang;
+use leptos::prelude::*;
+
+use super::ServerRow;
+use crate::i18n::orders;
+use crate::portal::forms::CsrfField;
+use crate::storefront::href;
+
+/// What the page says at the top after `done=cancel` or `done=revoke`,
+/// read from the server as it is now (so a stale or repeated link says
+/// nothing rather than something untrue).
+pub fn outcome(lang: Lang, done: &str, server: &ServerRow) -> Option<String> {
+    let o = orders(lang);
+    match (done, server.cancel_at) {
+        ("cancel", Some(at)) => Some((o.server_done_cancel)(&domain::time::format_date(at))),
+        ("revoke", None) if server.cancelled_at.is_none() => Some((o.server_done_revoke)(
+            &server
+                .renews_at
+                .map_or_else(|| "–".to_owned(), domain::time::format_date),
+        )),
+        _ => None,
+    }
+}
+
+/// Scheduling a cancellation (a date, a reason, the name typed, the risk
+/// acknowledged), taking it back, or what happened.
+#[component]
+pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
+    let o = orders(lang);
+    let base = format!("/servers/{}", server.id);
+    if let Some(at) = server.cancelled_at {
+        return view! { <p class="notice" data-testid="cancelled">{(o.cancelled_notice)(&domain::time::format_date(at))}</p> }.into_any();
+    }
+    if let Some(at) = server.cancel_at {
+        return view! {
+            <section class="danger-zone" aria-labelledby="cancel-title">
+                <h2 id="cancel-title">{o.cancel_title}</h2>
+                <p class="notice" data-testid="cancel-scheduled">{(o.cancel_scheduled)(&domain::time::format_date(at))}</p>
+                <form method="post" action=href(lang, &format!("{base}/revoke"))>
+                    <CsrfField />
+                    <button type="submit">{o.cancel_revoke}</button>
+                </form>
+            </section>
+        }
+        .into_any();
+    }
+    if server.cancel_dates.is_empty() {
+        return ().into_any();
+    }
+    let dates = server
+        .cancel_dates
+        .iter()
+        .enumerate()
+        .map(|(n, at)| {
+            let date = domain::time::format_date(*at);
+            view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
+        })
+        .collect_view();
+    let reasons = domain::order::CANCEL_REASONS
+        .iter()
+        .map(|r| view! { <option value=*r>{(o.cancel_reason_label)(r)}</option> })
+        .collect_view();
+    view! {
+        <section class="danger-zone" aria-labelledby="cancel-title">
+            <h2 id="cancel-title">{o.cancel_title}</h2>
+            <p>{o.cancel_warning}</p>
+            <form method="post" action=href(lang, &format!("{base}/cancel"))>
+                <CsrfField />
+                <div class="field">
+                    <label for="cancel-at">{o.cancel_date}</label>
+                    <select id="cancel-at" name="at">{dates}</select>
+                </div>
+                <div class="field">
+                    <label for="cancel-reason">{o.cancel_reason}</label>
+                    <select id="cancel-reason" name="reason">{reasons}</select>
+                </div>
+                <div class="field">
+                    <label for="confirm-name">{(o.cancel_type_name)(&server.name)}</label>
+                    <input id="confirm-name" name="confirm_name" required autocomplete="off" />
+                </div>
+                <label class="option" for="understood">
+                    <input type="checkbox" id="understood" name="confirm" value="yes" required />
+                    " "{o.cancel_understand}
+                </label>
+                <button type="submit" class="button-danger">{o.cancel_submit}</button>
+            </form>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,225 @@
+//! Settling an invoice by hand on the finance page: recording the bank
+//! transfer that paid it (the day it arrived and the amount received), or
+//! closing it unpaid (void or written off) after a confirmation and with a
+//! reason; and the list of invoices settled that way.
+
+use domain::{Lang, Money};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::billing::InvoiceRow;
+use super::forms::CsrfField;
+use super::use_feedback;
+use crate::i18n::{billing, staff};
+use crate::storefront::href;
+
+/// An open invoice with the forms that settle it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OpenInvoice {
+    /// `customer` is the organization's legal name.
+    pub row: InvoiceRow,
+    /// Bank-transfer invoices may be voided or written off here; Stripe's
+    /// are closed in Stripe.
+    pub closable: bool,
+}
+
+/// An invoice finance settled by hand.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SettledRow {
+    pub id: String,
+    pub number: String,
+    pub customer: String,
+    pub status: String,
+    pub total: Money,
+    pub paid_on: Option<i64>,
+    pub received: Option<Money>,
+    pub reason: Option<String>,
+    pub by: String,
+    pub at: i64,
+}
+
+/// Why a settlement was refused, in words the page translates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SettleRefusal {
+    Date,
+    DateInFuture,
+    DateBeforeInvoice,
+    Amount,
+    /// The amount due.
+    AmountDiffers(Money),
+    Reason,
+    Unconfirmed,
+}
+
+impl SettleRefusal {
+    pub fn message(self, lang: Lang) -> String {
+        let s = staff(lang);
+        match self {
+            SettleRefusal::Date => s.err_date.to_owned(),
+            SettleRefusal::DateInFuture => s.err_date_future.to_owned(),
+            SettleRefusal::DateBeforeInvoice => s.err_date_before.to_owned(),
+            SettleRefusal::Amount => s.err_amount.to_owned(),
+            SettleRefusal::AmountDiffers(due) => (s.err_amount_differs)(&due.format(lang)),
+            SettleRefusal::Reason => s.err_reason.to_owned(),
+            SettleRefusal::Unconfirmed => s.err_confirm.to_owned(),
+        }
+    }
+}
+
+/// `284.41`: an amount as typed into the form.
+fn plain(amount: Money) -> String {
+    format!("{}.{:02}", amount.cents / 100, amount.cents.rem_euclid(100))
+}
+
+/// One open invoice: who owes what since when, and its three actions,
+/// each behind a disclosure so that nothing is settled by one stray click.
+#[component]
+pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl IntoView {
+    let (b, s) = (billing(lang), staff(lang));
+    let row = invoice.row;
+    let id = row.id.clone();
+    // A refused form of this invoice opens again with what was typed.
+    let feedback = use_feedback();
+    let refused = feedback.error.is_some() && feedback.value("invoice") == id;
+    let typed = |name: &str| {
+        refused
+            .then(|| feedback.value(name))
+            .filter(|v| !v.is_empty())
+    };
+    let open_form = |form: &str| refused && feedback.value("form") == form;
+    let field_id = |name: &str| format!("{name}-{id}");
+    let issued = domain::time::format_date(row.issued_at);
+    let issued_min = issued.clone();
+    let paid_on = typed("paid_on").unwrap_or_else(|| today.clone());
+    let today_max = today;
+    let (status, badge) = if row.overdue {
+        (b.overdue, "state-badge invoice-overdue")
+    } else {
+        ((b.status)(&row.status), "state-badge invoice-open")
+    };
+    let close_id = row.id.clone();
+    let close_form = move |form: &'static str,
+                           summary: &'static str,
+                           confirm: &'static str,
+                           submit: &'static str| {
+        let id = close_id.clone();
+        let (reason_id, confirm_id) = (
+            format!("{form}-reason-{id}"),
+            format!("{form}-confirm-{id}"),
+        );
+        let (reason_for, confirm_for) = (reason_id.clone(), confirm_id.clone());
+        view! {
+            <details open=open_form(form)>
+                <summary>{summary}</summary>
+                <form method="post" action=href(lang, &format!("/staff/finance/{form}"))>
+                    <CsrfField />
+                    <input type="hidden" name="invoice" value=id />
+                    <div class="field">
+                        <label for=reason_for>{s.reason}</label>
+                        <input id=reason_id name="reason" required maxlength="200" value=typed("reason").filter(|_| open_form(form)) />
+                        <p class="hint">{s.reason_hint}</p>
+                    </div>
+                    <label class="option" for=confirm_for>
+                        <input type="checkbox" id=confirm_id name="confirm" value="yes" required />
+                        {confirm}
+                    </label>
+                    <button type="submit" class="button-danger">{submit}</button>
+                </form>
+            </details>
+        }
+    };
+    view! {
+        <li class="card open-invoice" data-invoice=row.number.clone() data-customer=row.customer.clone()>
+            <h3>
+                <a href=href(lang, &format!("/staff/finance/invoices/{}", row.id))>{row.number.clone()}</a>
+                " "
+                <span class=badge>{status}</span>
+            </h3>
+            <p class="customer">{row.customer.clone()}</p>
+            <dl class="facts">
+                <dt>{b.col_issued}</dt><dd>{issued}</dd>
+                <dt>{b.col_due}</dt><dd>{domain::time::format_date(row.due_at)}</dd>
+                <dt>{b.col_amount_due}</dt><dd class="num">{row.amount_due.format(lang)}</dd>
+            </dl>
+            <details open=open_form("paid")>
+                <summary>{s.pay_open}</summary>
+                <form method="post" action=href(lang, "/staff/finance/paid")>
+                    <CsrfField />
+                    <input type="hidden" name="invoice" value=row.id.clone() />
+                    <div class="field">
+                        <label for=field_id("paid-on")>{s.pay_date}</label>
+                        <input id=field_id("paid-on") name="paid_on" type="date" required min=issued_min max=today_max
+                            value=paid_on />
+                        <p class="hint">{s.pay_date_hint}</p>
+                    </div>
+                    <div class="field">
+                        <label for=field_id("amount")>{s.pay_amount}</label>
+                        <input id=field_id("amount") name="amount" inputmode="decimal" required pattern="[0-9]+([.,][0-9]{1,2})?"
+                            value=typed("amount").unwrap_or_else(|| plain(row.amount_due)) />
+                        <p class="hint">{(s.pay_amount_hint)(&row.amount_due.format(lang))}</p>
+                    </div>
+                    <label class="option" for=field_id("differs")>
+                        <input type="checkbox" id=field_id("differs") name="amount_differs" value="yes" />
+                        {s.pay_differs}
+                    </label>
+                    <div class="field">
+                        <label for=field_id("paid-reason")>{s.pay_reason}</label>
+                        <input id=field_id("paid-reason") name="reason" maxlength="200"
+                            value=typed("reason").filter(|_| open_form("paid")) />
+                    </div>
+                    <button type="submit">{s.pay_submit}</button>
+                </form>
+            </details>
+            {invoice.closable.then(|| view! {
+                {close_form("void", s.void_open, s.void_confirm, s.void_submit)}
+                {close_form("uncollectible", s.write_off_open, s.write_off_confirm, s.write_off_submit)}
+            })}
+        </li>
+    }
+}
+
+/// The invoices finance settled by hand, with the date, amount and reason
+/// it recorded.
+#[component]
+pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
+    let (b, s) = (billing(lang), staff(lang));
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            let status = match r.status.as_str() {
+                "uncollectible" => s.written_off,
+                other => (b.status)(other),
+            };
+            let (key, state) = (r.number.clone(), r.status.clone());
+            view! {
+                <tr data-settled=key data-status=state>
+                    <th scope="row"><a href=href(lang, &format!("/staff/finance/invoices/{}", r.id))>{r.number}</a></th>
+                    <td>{r.customer}</td>
+                    <td>{status}</td>
+                    <td>{r.paid_on.map(domain::time::format_date)}</td>
+                    <td class="num">{r.received.map(|m| m.format(lang))}" / "{r.total.format(lang)}</td>
+                    <td>{r.reason}</td>
+                    <td>{domain::time::format_date(r.at)}" · "{r.by}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll" role="region" tabindex="0" aria-label=s.settled_title>
+            <table class="settled">
+                <thead>
+                    <tr>
+                        <th scope="col">{s.col_invoice}</th>
+                        <th scope="col">{s.col_customer}</th>
+                        <th scope="col">{b.col_status}</th>
+                        <th scope="col">{s.col_paid_on}</th>
+                        <th scope="col" class="num">{s.col_received}" / "{b.col_total}</th>
+                        <th scope="col">{s.col_reason}</th>
+                        <th scope="col">{s.col_recorded}</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
