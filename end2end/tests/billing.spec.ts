@@ -1,5 +1,7 @@
 import { test, expect } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectAccessible, expectNoSideScroll, fillBillingProfile, lastMailLink, logIn, signUpAndConfirm } from './helpers';
 
 // A billing colleague reconciles the month: opens the invoice the first
@@ -79,4 +81,22 @@ test('a billing user opens an invoice, downloads its PDF and exports the month a
   await clerk.goto(clerk.url().replace('/en/', '/zh/'));
   await clerk.goto('/zh/billing');
   await expect(clerk.getByRole('heading', { name: '账务', level: 1 })).toBeVisible();
+
+  // On a phone the list stays whole in both languages: the invoice's
+  // number, total and the export link are on screen without sideways
+  // scrolling (screenshots for a person in $E2E_SHOTS).
+  const shots = process.env.E2E_SHOTS ?? join(tmpdir(), 'gpu-e2e-shots');
+  mkdirSync(shots, { recursive: true });
+  await clerk.setViewportSize({ width: 360, height: 800 });
+  for (const lang of ['en', 'zh'] as const) {
+    await clerk.goto(`/${lang}/billing`);
+    await expectNoSideScroll(clerk, `the ${lang} billing page at 360 px`);
+    const phoneRow = clerk.locator(`tr[data-invoice="${number}"]`);
+    const link = phoneRow.getByRole('link', { name: number });
+    await link.scrollIntoViewIfNeeded();
+    await expect(link).toBeInViewport({ ratio: 1 });
+    await expect(phoneRow).toContainText('€289.19');
+    await expect(clerk.getByTestId('export-csv')).toBeVisible();
+    await clerk.screenshot({ path: join(shots, `invoice-list-360-${lang}.png`), fullPage: true });
+  }
 });

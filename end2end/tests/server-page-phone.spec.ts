@@ -1,14 +1,17 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectNoSideScroll, orderServer } from './helpers';
 
 // A server's list row and page on a 360 px phone, in both languages: the
 // name and the IPv4 address are whole (one line, not cut off, not broken
 // at a hyphen or a dot), and the telemetry charts' labels are readable
 // (at least 11 px as rendered: the SVG scales down, the labels must not).
-// Screenshots go to /tmp/w/shots/ for a person to look at.
+// Screenshots go to $E2E_SHOTS (or /tmp/gpu-e2e-shots) for a person to look at.
 
-const SHOTS = '/tmp/w/shots';
+// Screenshots for a person to look at: E2E_SHOTS, or a folder in /tmp.
+const SHOTS = process.env.E2E_SHOTS ?? join(tmpdir(), 'gpu-e2e-shots');
 const NAME = 'llm-train-fra-node-01';
 
 /** The element is on one line and nothing of it is hidden or cut. */

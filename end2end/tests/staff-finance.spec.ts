@@ -1,5 +1,7 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectAccessible, expectNoSideScroll, operator, orderServer } from './helpers';
 
 // Finance at a phone's width: a transfer arrives, staff record it with the
@@ -7,7 +9,8 @@ import { expectAccessible, expectNoSideScroll, operator, orderServer } from './h
 // with the form open again as typed; in both languages.
 
 const PHONE = { width: 360, height: 800 };
-const SHOTS = '/tmp/w/shots';
+// Screenshots for a person to look at: E2E_SHOTS, or a folder in /tmp.
+const SHOTS = process.env.E2E_SHOTS ?? join(tmpdir(), 'gpu-e2e-shots');
 
 /** A staff account made with the operator command, logged in on a phone. */
 async function staffPage(browser: Browser): Promise<Page> {

@@ -121,6 +121,6 @@ pub static OPERATIONS_EN: Operations = Operations {
     root_reset_title: "Reset root password",
     root_reset_body: "Lost the root password? We set a new one on the running server through the data centre’s control plane, and the old one stops working. Your files and SSH keys stay as they are. The new password is shown here once.",
     root_reset_confirm: |name| format!("Yes, replace the root password of {name}"),
-    root_reset_pending: "A new root password is being set. This takes about a minute; reload this page to see it.",
+    root_reset_pending: "A new root password is being set. This takes about a minute; the page reloads by itself until it is ready.",
     root_reset_failed: "The root password could not be reset; the old one still works. Try again, or contact support if it fails again.",
 };

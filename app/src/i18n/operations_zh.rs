@@ -120,6 +120,6 @@ pub static OPERATIONS_ZH: Operations = Operations {
     root_reset_title: "重置 root 密码",
     root_reset_body: "忘记了 root 密码？我们通过数据中心的控制平面在运行中的服务器上设置新密码，旧密码随即失效。您的文件和 SSH 密钥保持不变。新密码只在这里显示一次。",
     root_reset_confirm: |name| format!("是的，替换 {name} 的 root 密码"),
-    root_reset_pending: "正在设置新的 root 密码，大约需要 1 分钟。请稍后刷新此页面查看。",
+    root_reset_pending: "正在设置新的 root 密码，大约需要 1 分钟；完成前本页会自动刷新。",
     root_reset_failed: "root 密码重置失败，旧密码仍然有效。请重试；如果再次失败，请联系支持。",
 };

@@ -13,6 +13,10 @@ pub struct Staff {
     pub nav_outbox: &'static str,
     pub nav_audit: &'static str,
     pub no_hosts: &'static str,
+    /// An empty list on the finance page says so rather than showing
+    /// a bare heading.
+    pub none_open: &'static str,
+    pub none: &'static str,
     /// (hosts reporting a fault, maintenance windows open)
     pub maintenance_summary: fn(i64, i64) -> String,
     /// (failed in the last 30 days, paid and waiting for their server)

@@ -12,6 +12,8 @@ pub static STAFF_EN: Staff = Staff {
     nav_outbox: "Outbox (development)",
     nav_audit: "Audit log",
     no_hosts: "No hosts racked yet.",
+    none_open: "No open invoices.",
+    none: "None.",
     maintenance_summary: |degraded, windows| {
         let hosts = if degraded == 1 { "host" } else { "hosts" };
         let open = if windows == 1 { "window" } else { "windows" };

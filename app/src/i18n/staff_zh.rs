@@ -11,6 +11,8 @@ pub static STAFF_ZH: Staff = Staff {
     nav_outbox: "发件箱（开发环境）",
     nav_audit: "审计日志",
     no_hosts: "尚未上架任何主机。",
+    none_open: "没有待付款的发票。",
+    none: "无。",
     maintenance_summary: |degraded, windows| {
         format!("{degraded} 台主机报告故障，{windows} 个维护窗口未结束。")
     },

@@ -79,16 +79,18 @@ pub fn InvoiceTableRow(
 ) -> impl IntoView {
     let link = if base.is_empty() { "/invoices" } else { base };
     let status = status_text(lang, &row);
+    let b = billing(lang);
+    // The labels name each value when a phone shows the row as a card.
     view! {
         <tr data-invoice=row.number.clone() data-status=row.status.clone()>
             <th scope="row"><a href=href(lang, &format!("{link}/{}", row.id))>{row.number.clone()}</a></th>
-            {customer.then(|| view! { <td>{row.customer.clone()}</td> })}
-            <td>{domain::time::format_date(row.issued_at)}</td>
-            <td>{domain::time::format_date(row.due_at)}</td>
-            <td>{period(row.period_start, row.period_end)}</td>
-            <td class="num">{row.total.format(lang)}</td>
-            <td class="num">{row.amount_due.format(lang)}</td>
-            <td class:overdue=row.overdue>{status}</td>
+            {customer.then(|| view! { <td data-label=b.col_customer>{row.customer.clone()}</td> })}
+            <td data-label=b.col_issued>{domain::time::format_date(row.issued_at)}</td>
+            <td data-label=b.col_due>{domain::time::format_date(row.due_at)}</td>
+            <td data-label=b.col_period>{period(row.period_start, row.period_end)}</td>
+            <td class="num" data-label=b.col_total>{row.total.format(lang)}</td>
+            <td class="num" data-label=b.col_amount_due>{row.amount_due.format(lang)}</td>
+            <td class:overdue=row.overdue data-label=b.col_status>{status}</td>
         </tr>
     }
 }
@@ -159,10 +161,10 @@ pub fn BillingPage() -> impl IntoView {
             view! {
                 <tr data-credit=number.clone()>
                     <th scope="row">{number.clone()}</th>
-                    <td>{domain::time::format_date(*at)}</td>
-                    <td>{reason.clone()}</td>
-                    <td class="num">{amount.format(lang)}</td>
-                    <td class="num">{remaining.format(lang)}</td>
+                    <td data-label=b.col_issued>{domain::time::format_date(*at)}</td>
+                    <td data-label=b.credit_reason>{reason.clone()}</td>
+                    <td class="num" data-label=b.credit_amount>{amount.format(lang)}</td>
+                    <td class="num" data-label=b.credit_remaining>{remaining.format(lang)}</td>
                 </tr>
             }
         })
@@ -206,7 +208,7 @@ pub fn BillingPage() -> impl IntoView {
                 } else {
                     view! {
                         <div class="table-scroll" role="region" tabindex="0" aria-label=b.invoices_title>
-                            <table class="invoices"><InvoiceTableHead lang /><tbody>{rows}</tbody></table>
+                            <table class="invoices phone-cards"><InvoiceTableHead lang /><tbody>{rows}</tbody></table>
                         </div>
                     }
                     .into_any()
@@ -214,7 +216,7 @@ pub fn BillingPage() -> impl IntoView {
                 {has_credits.then(|| view! {
                     <h2>{b.credit_title}</h2>
                     <div class="table-scroll" role="region" tabindex="0" aria-label=b.credit_title>
-                        <table class="credit-notes">
+                        <table class="credit-notes phone-cards">
                             <thead>
                                 <tr>
                                     <th scope="col">{b.col_number}</th>

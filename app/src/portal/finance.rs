@@ -92,6 +92,14 @@ pub fn FinancePage() -> impl IntoView {
         }
     };
     let today = view.today.clone();
+    // Each list says when it is empty rather than showing a bare heading.
+    let empty = |is_empty: bool, text: &'static str| {
+        is_empty.then(|| view! { <p class="empty">{text}</p> })
+    };
+    let no_open = empty(view.open.is_empty(), s.none_open);
+    let no_disputed = empty(view.disputed.is_empty(), s.none);
+    let no_held = empty(view.held_events.is_empty(), s.none);
+    let no_refunds = empty(view.refunds_due.is_empty(), s.none);
     let open = view
         .open
         .into_iter()
@@ -162,22 +170,26 @@ pub fn FinancePage() -> impl IntoView {
                     {table(b.finance_by_site, view.by_site)}
                 </div>
                 <h2>{b.finance_open}</h2>
+                {no_open}
                 <ul class="cards open-invoices">{open}</ul>
                 <h2>{s.settled_title}</h2>
                 <p>{s.settled_hint}</p>
                 <SettledTable lang rows=view.settled />
                 <h2>{b.finance_refunds_due}</h2>
                 <p>{b.finance_refunds_due_hint}</p>
+                {no_refunds}
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_refunds_due>
                     <table><tbody>{refunds}</tbody></table>
                 </div>
                 <h2>{b.finance_disputed}</h2>
                 <p>{b.finance_disputed_hint}</p>
+                {no_disputed}
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_disputed>
                     <table><tbody>{disputed}</tbody></table>
                 </div>
                 <h2>{b.finance_held}</h2>
                 <p>{b.finance_held_hint}</p>
+                {no_held}
                 <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_held>
                     <table><tbody>{held}</tbody></table>
                 </div>

@@ -5,6 +5,7 @@
 
 use domain::Lang;
 use leptos::prelude::*;
+use leptos_meta::Meta;
 
 use super::forms::CsrfField;
 use super::servers::ServerRow;
@@ -90,7 +91,12 @@ pub fn RootPasswordSection(
         <div id="root-password-section" class="root-password">
             {running.then(|| view! { <h3>{ops.root_title}</h3> })}
             {reveal}
-            {pending.then(|| view! { <p class="notice" role="status" data-testid="root-reset-pending">{ops.root_reset_pending}</p> })}
+            // While the Fleet sets it, the page reloads itself (no script
+            // needed) so the new password's reveal appears when it is ready.
+            {pending.then(|| view! {
+                <Meta http_equiv="refresh" content="5" />
+                <p class="notice" role="status" data-testid="root-reset-pending">{ops.root_reset_pending}</p>
+            })}
             {failed.then(|| view! { <p class="notice notice-error" data-testid="root-reset-failed">{ops.root_reset_failed}</p> })}
             {reset}
         </div>

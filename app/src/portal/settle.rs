@@ -183,6 +183,9 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
 #[component]
 pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
     let (b, s) = (billing(lang), staff(lang));
+    if rows.is_empty() {
+        return view! { <p class="empty">{s.none}</p> }.into_any();
+    }
     let rows = rows
         .into_iter()
         .map(|r| {
@@ -194,19 +197,19 @@ pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
             view! {
                 <tr data-settled=key data-status=state>
                     <th scope="row"><a href=href(lang, &format!("/staff/finance/invoices/{}", r.id))>{r.number}</a></th>
-                    <td>{r.customer}</td>
-                    <td>{status}</td>
-                    <td>{r.paid_on.map(domain::time::format_date)}</td>
-                    <td class="num">{r.received.map(|m| m.format(lang))}" / "{r.total.format(lang)}</td>
-                    <td>{r.reason}</td>
-                    <td>{domain::time::format_date(r.at)}" · "{r.by}</td>
+                    <td data-label=s.col_customer>{r.customer}</td>
+                    <td data-label=b.col_status>{status}</td>
+                    <td data-label=s.col_paid_on>{r.paid_on.map(domain::time::format_date)}</td>
+                    <td class="num" data-label=s.col_received>{r.received.map(|m| m.format(lang))}" / "{r.total.format(lang)}</td>
+                    <td data-label=s.col_reason>{r.reason}</td>
+                    <td data-label=s.col_recorded>{domain::time::format_date(r.at)}" · "{r.by}</td>
                 </tr>
             }
         })
         .collect_view();
     view! {
         <div class="table-scroll" role="region" tabindex="0" aria-label=s.settled_title>
-            <table class="settled">
+            <table class="settled phone-cards">
                 <thead>
                     <tr>
                         <th scope="col">{s.col_invoice}</th>
@@ -222,4 +225,5 @@ pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
             </table>
         </div>
     }
+    .into_any()
 }

@@ -72,7 +72,7 @@ pub fn ServersPage() -> impl IntoView {
                 } else {
                     view! {
                         <div class="table-scroll" role="region" tabindex="0" aria-label=o.servers_title>
-                            <table class="servers">
+                            <table class="servers phone-cards">
                                 <thead>
                                     <tr>
                                         <th scope="col">{o.col_name}</th>
