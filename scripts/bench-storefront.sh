@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: the home page with live stock against the same bytes served as
 # a static response, same machine, one run each (wrk, 2 threads, 64
-# connections). Also checks stock is still exact right after the load.
+# connections). Also checks stock is still exact right after the load, then
+# runs two replicas on the one database side by side (32 connections each)
+# and changes stock while both serve: each must show it on its next request.
 #   bash scripts/bench-storefront.sh [seconds]
 # BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty schema or
 # database: the demo inventory is seeded on first start).
@@ -17,13 +19,14 @@ STATIC="$CARGO_TARGET_DIR/release/examples/static_page"
 TMP="$(mktemp -d)"
 export DATABASE_URL="${BENCH_DATABASE_URL:-sqlite:$TMP/gpu.db?mode=rwc}" RUST_LOG=warn
 "$BIN" --listen-addr 127.0.0.1:3900 & APP=$!
-trap 'kill $APP ${STATIC_PID:-} 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $APP ${STATIC_PID:-} ${APP2:-} 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3900/readyz >/dev/null && break; sleep 0.1; done
 curl -sf http://127.0.0.1:3900/en -o "$TMP/page.html"
 "$STATIC" "$TMP/page.html" 127.0.0.1:3901 & STATIC_PID=$!
 sleep 0.5
 
 run() { wrk -t2 -c64 -d"${DURATION}s" --latency "$1"; }
+echo "### $(nproc) cores; load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "### storefront /en (live stock), $(wc -c < "$TMP/page.html") bytes"
 DYN="$(run http://127.0.0.1:3900/en)"; echo "$DYN"
 echo "### static response, same bytes"
@@ -39,9 +42,33 @@ echo "| static bytes | $(rps "$STA") | $(pct "$STA" 50%) | $(pct "$STA" 99%) |"
 awk -v a="$(rps "$DYN")" -v b="$(rps "$STA")" 'BEGIN {printf "ratio: %.2f of static throughput\n", a / b}'
 
 # Exactness after load: a change made by another process shows at once.
-cell() { curl -s http://127.0.0.1:3900/en | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"' | sed 's/.*data-stock=//'; }
+cell() { curl -s "http://127.0.0.1:${1:-3900}/en" | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"' | sed 's/.*data-stock=//'; }
 echo "stock check (Frankfurt G-L40S×2, 4 free): $(cell)"
 for HOST in $("$BIN" hosts list --site fra --plan g-l40s-x2 --state free | awk 'NR>1 && NF>3 {print $1}'); do
   "$BIN" hosts set "$HOST" maintenance >/dev/null
   echo "  after taking $HOST out: $(cell)"
 done
+
+# Two replicas on the one database, both under load (32 connections each).
+# Halfway through, an operator command (the same binary, a third process)
+# frees the hosts again one at a time; after each commit the next request to
+# either replica must show the new count.
+"$BIN" --listen-addr 127.0.0.1:3902 & APP2=$!
+for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3902/readyz >/dev/null && break; sleep 0.1; done
+echo
+echo "### two replicas, one database, $(cut -d' ' -f1-3 /proc/loadavg) load before"
+wrk -t1 -c32 -d"${DURATION}s" --latency http://127.0.0.1:3900/en >"$TMP/a.txt" & WA=$!
+wrk -t1 -c32 -d"${DURATION}s" --latency http://127.0.0.1:3902/en >"$TMP/b.txt" & WB=$!
+sleep "$((DURATION / 2))"
+for HOST in $("$BIN" hosts list --site fra --plan g-l40s-x2 --state maintenance | awk 'NR>1 && NF>3 {print $1}'); do
+  "$BIN" hosts set "$HOST" free >/dev/null
+  echo "  under load, after freeing $HOST: replica 2 $(cell 3902), replica 1 $(cell 3900)"
+done
+wait $WA $WB
+A="$(cat "$TMP/a.txt")"; B="$(cat "$TMP/b.txt")"
+echo "| | req/s | p50 | p99 |"
+echo "|---|---|---|---|"
+echo "| replica 1 /en | $(rps "$A") | $(pct "$A" 50%) | $(pct "$A" 99%) |"
+echo "| replica 2 /en | $(rps "$B") | $(pct "$B" 50%) | $(pct "$B" 99%) |"
+awk -v a="$(rps "$A")" -v b="$(rps "$B")" -v s="$(rps "$STA")" \
+  'BEGIN {printf "together: %.0f req/s, %.2f of static throughput\n", a + b, (a + b) / s}'

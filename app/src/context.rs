@@ -22,6 +22,22 @@ pub struct SiteInfo {
     /// `https://gpu.example.com`, without a trailing slash.
     pub base_url: String,
     pub development: bool,
+    pub company: Company,
+}
+
+/// The company behind the site, from configuration (`SELLER_*`,
+/// `SUPPORT_EMAIL`): the imprint, the legal pages and the support page show
+/// it, so a deployment never publishes someone else's details.
+#[derive(Clone, Debug, Default)]
+pub struct Company {
+    pub legal_name: String,
+    /// One line, as on invoices.
+    pub address: String,
+    /// Where the company is registered, with its number.
+    pub register: String,
+    pub vat_id: String,
+    /// Where customers write to support.
+    pub support_email: String,
 }
 
 /// Placeholders for the moment stock was confirmed. The server replaces them
@@ -39,6 +55,7 @@ pub fn use_site_info() -> SiteInfo {
     use_context::<SiteInfo>().unwrap_or(SiteInfo {
         base_url: String::new(),
         development: false,
+        company: Company::default(),
     })
 }
 

@@ -1,10 +1,12 @@
 //! The Leptos application: routes, pages and components, rendered on the
-//! server (`ssr`) and, for the portal later, hydrated in the browser.
-//! Storefront pages ship no JavaScript and work without it.
+//! server (`ssr`). Only islands (the live quotes, server progress) hydrate
+//! in the browser; every page works without JavaScript, and storefront
+//! pages other than configure load no script at all.
 
 pub mod context;
 pub mod i18n;
 pub mod portal;
+pub mod quote_error;
 pub mod shell;
 pub mod storefront;
 

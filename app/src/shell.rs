@@ -16,7 +16,11 @@ use crate::storefront::{
     not_found::{ErrorPage, NotFound},
 };
 
-/// The document around every page. Storefront pages carry no scripts.
+/// The document around every page. No scripts here: a page with an island
+/// (the configurator) adds `/islands.js` itself, so every other storefront
+/// page loads none. Leptos' `HydrationScripts` is not used: its loader is an
+/// inline script, which the CSP refuses, and cached pages can't carry a
+/// per-response nonce.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let _ = options;
     let lang = use_context::<http::request::Parts>()
@@ -64,6 +68,10 @@ pub fn App() -> impl IntoView {
             <Routes fallback=|| view! { <NotFound /> }>
                 <Route path=path!("/:lang") view=HomePage />
                 <Route path=path!("/:lang/configure") view=ConfigurePage />
+                <Route path=path!("/:lang/support") view=crate::storefront::support::SupportPage />
+                <Route path=path!("/:lang/terms") view=crate::storefront::legal::TermsPage />
+                <Route path=path!("/:lang/privacy") view=crate::storefront::legal::PrivacyPage />
+                <Route path=path!("/:lang/imprint") view=crate::storefront::legal::ImprintPage />
                 <Route path=path!("/:lang/login") view=LoginPage />
                 <Route path=path!("/:lang/signup") view=SignupPage />
                 <Route path=path!("/:lang/verify") view=recovery::VerifyPage />

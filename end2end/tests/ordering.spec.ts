@@ -10,18 +10,25 @@ import {
 } from './helpers';
 
 // Ordering in a real browser: from the configure page to a running server,
-// watched in place by /portal.js; and the stock alert offered where a plan
+// watched in place by the progress island; and the stock alert offered where a plan
 // is sold out. run.sh sets FLEET_DEV_STEP_MS=400, so an install takes ~2.4 s.
 
 declare global {
   interface Window {
     __e2eSameDocument?: boolean;
+    __cspViolations?: string[];
   }
 }
 
 test('order a G-ADA in Frankfurt, watch it install in place, see the order delivered', async ({ page }) => {
   test.setTimeout(120_000);
   const email = `orderer-${Date.now()}@example.com`;
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__cspViolations!.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
   await signUpAndConfirm(page, email, 'Olga Orr', 'Orr Compute');
   await logIn(page, email);
 
@@ -38,8 +45,15 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
 
   await page.getByLabel('Server name').fill('trainer-1');
   await page.getByLabel('Debian 13').check();
+  await expect(page.locator('.order-live')).toHaveCount(1);
+  const orderUrl = page.url();
   await page.locator('input[name="addons"][value="offsite-backup"]').check();
+  // The live quote prices the add-on in place (German VAT from the profile)…
+  await expect(page.getByTestId('order-total')).toHaveText('€302.26');
+  expect(page.url()).toBe(orderUrl);
+  expect(await page.evaluate(() => window.__cspViolations)).toEqual([]);
   await expect(page.getByTestId('bill-to')).toContainText('Orr Compute GmbH');
+  // …and "Update summary" (the way without JavaScript) agrees.
   await page.getByRole('button', { name: 'Update summary' }).click();
 
   // The re-rendered form keeps every choice and prices it.
@@ -81,6 +95,7 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   expect(moved.same, `progress ${first} -> ${moved.value} without a navigation`).toBe(true);
   await expect(page.locator('#server-live [data-live="step"]')).not.toHaveText('Waiting to start');
   await expect(page.locator('#server-live [data-live="percent"]')).toHaveText(/^\d+%$/);
+  expect(await page.evaluate(() => window.__cspViolations)).toEqual([]);
 
   // Done: the script reloads once for what only the full page shows.
   await expect(badge).toHaveText('Running', { timeout: 20_000 });

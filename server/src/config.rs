@@ -108,6 +108,18 @@ pub struct Config {
         default_value = "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands"
     )]
     pub seller_address: String,
+    /// Its entry in the commercial register with the number, as the
+    /// imprint shows it (`Amsterdam Chamber of Commerce (KvK) 12345678`).
+    #[arg(
+        long,
+        env = "SELLER_REGISTER",
+        default_value = "KvK 00000000 (development)"
+    )]
+    pub seller_register: String,
+    /// The address customers write to for support (the support page, the
+    /// imprint and the privacy page show it).
+    #[arg(long, env = "SUPPORT_EMAIL", default_value = "support@example.com")]
+    pub support_email: String,
     /// The EU country it is established in (sets domestic VAT and reverse charge).
     #[arg(long, env = "SELLER_COUNTRY", default_value = "NL")]
     pub seller_country: String,
@@ -236,6 +248,8 @@ impl Config {
             fleet_health_secs: 300,
             seller_name: "Example GPU Hosting B.V. (development)".to_owned(),
             seller_address: "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands".to_owned(),
+            seller_register: "KvK 00000000 (development)".to_owned(),
+            support_email: "support@example.com".to_owned(),
             seller_country: "NL".to_owned(),
             seller_vat_id: "NL000000000B01".to_owned(),
             seller_iban: "NL00 TEST 0000 0000 00".to_owned(),

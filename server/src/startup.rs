@@ -8,7 +8,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use backend::{Clock, Db};
 use leptos::prelude::*;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list_with_exclusions, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -114,6 +114,13 @@ impl Application {
         let site_info = SiteInfo {
             base_url: config.public_base_url.trim_end_matches('/').to_owned(),
             development: config.development(),
+            company: app::context::Company {
+                legal_name: config.seller_name.clone(),
+                address: config.seller_address.clone(),
+                register: config.seller_register.clone(),
+                vat_id: config.seller_vat_id.clone(),
+                support_email: config.support_email.clone(),
+            },
         };
         let sealer = match (&config.secret_key, config.development()) {
             (Some(key), _) => backend::sealing::Sealer::from_hex(key.expose())?,
@@ -243,7 +250,16 @@ fn router(state: Arc<AppState>) -> Router {
     // Every Leptos page is declared with its access, and every declared
     // page has a Leptos route: a page cannot be added without saying who
     // may see it.
-    let leptos_routes = generate_route_list(app::App);
+    // The islands' server functions are routed once, behind their origin
+    // check (`http::quote`), not by each Leptos router: these listings
+    // only tell the routers to leave them out.
+    let server_fns: Vec<String> = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path.to_owned())
+        .collect();
+    let (not_routed, leptos_routes): (Vec<_>, Vec<_>) =
+        generate_route_list_with_exclusions(app::App, Some(server_fns.clone()))
+            .into_iter()
+            .partition(|r| server_fns.iter().any(|p| p == r.path()));
     for r in &leptos_routes {
         if rules.access(&http::Method::GET, r.path()).is_none() {
             panic!(
@@ -273,6 +289,8 @@ fn router(state: Arc<AppState>) -> Router {
         // their own, which render after loading it.
         .filter(|r| !handled(r.path()))
         .partition(|r| is_storefront(r.path()));
+    let storefront_routes = [storefront_routes, not_routed.clone()].concat();
+    let portal_routes = [portal_routes, not_routed].concat();
     let shell = {
         let options = options.clone();
         move || app::shell(options.clone())
@@ -316,6 +334,15 @@ fn router(state: Arc<AppState>) -> Router {
         rules,
         router: portal_routes.clone().with_state(state.clone()),
     };
+    // The islands' server functions: read-only, with the caller known
+    // from the session (the order quote prices for their organization).
+    let islands: Router<Arc<AppState>> = Router::new()
+        .route(
+            crate::http::quote::PATH,
+            post(crate::http::quote::server_fn),
+        )
+        .layer(from_fn_with_state(pages.clone(), auth::load_viewer))
+        .layer(sessions.clone());
     let not_found_page =
         leptos_axum::render_app_to_stream_with_context(context.clone(), shell.clone());
     let portal_router = portal_routes
@@ -356,9 +383,10 @@ fn router(state: Arc<AppState>) -> Router {
             ServeFile::new(state.config.site_root.join("favicon.svg")),
         )
         .route_service(
-            "/portal.js",
-            ServeFile::new(state.config.site_root.join("portal.js")),
+            "/islands.js",
+            ServeFile::new(state.config.site_root.join("islands.js")),
         )
+        .merge(islands)
         .route_service(
             "/console.js",
             ServeFile::new(state.config.site_root.join("console.js")),

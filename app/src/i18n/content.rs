@@ -64,12 +64,14 @@ pub struct Content {
     pub failure_intro: &'static str,
     pub failure_subtitle: &'static str,
     pub failure_paras: [&'static str; 2],
-    /// Early warning; same volumes and addresses; automatic refunds.
+    /// Early warning; same volumes and addresses; automatic SLA credits.
     pub failure_callouts: [Highlight; 3],
 
     // Questions.
     pub faq_title: &'static str,
-    pub faqs: [Faq; 6],
+    /// The last but one answers what an SLA breach earns, in the same words
+    /// as the failure section and the footer.
+    pub faqs: [Faq; 7],
 }
 
 /// A short titled paragraph, one of a grid of points.
@@ -258,6 +260,37 @@ mod tests {
         for c in [&CONTENT_ZH, &CONTENT_EN] {
             let numbers: Vec<_> = c.long_jobs_steps.iter().map(|s| s.number).collect();
             assert_eq!(numbers, ["01", "02", "03", "04", "05"]);
+        }
+    }
+
+    /// docs/ARCHITECTURE.md, "Content decisions": the host has 32 cores, not
+    /// the seed's 48; fair use is 合理使用; figures are Arabic numerals.
+    #[test]
+    fn copy_keeps_the_content_decisions() {
+        for c in [&CONTENT_ZH, &CONTENT_EN] {
+            let all = all_texts(c).concat();
+            for wrong in [
+                "48 EPYC",
+                "48 个 EPYC",
+                "四十八个 EPYC",
+                "公平使用",
+                "吉字节",
+                "吉比特",
+            ] {
+                assert!(!all.contains(wrong), "{wrong:?}");
+            }
+        }
+        let zh: Vec<char> = all_texts(&CONTENT_ZH).concat().chars().collect();
+        for (i, pair) in zh.windows(2).enumerate() {
+            let numeral = "一二三四五六七八九十百千两".contains(pair[0]);
+            let unit = [pair[1], *zh.get(i + 2).unwrap_or(&' ')];
+            assert!(
+                !(numeral && matches!(unit, [' ', 'G' | 'T'] | ['G' | 'T', 'B'])),
+                "Chinese numeral before a unit: {}",
+                zh[i.saturating_sub(4)..(i + 6).min(zh.len())]
+                    .iter()
+                    .collect::<String>()
+            );
         }
     }
 

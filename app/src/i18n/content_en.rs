@@ -1,21 +1,22 @@
 //! The home page's long-form copy in English. Written as product copy, not
 //! translated line by line, but it makes the same promises with the same
-//! numbers as the Chinese page. British spelling.
+//! numbers as the Chinese page. British spelling. Where it departs from the
+//! seed on purpose, docs/ARCHITECTURE.md ("Content decisions") says why.
 
 use super::content::{Content, Faq, Highlight, NotFor, Step, Workload};
 
 pub static CONTENT_EN: Content = Content {
     hero_title: "You get the whole card, not a slice",
-    hero_body: "A shared GPU means waiting for someone else’s job to finish before yours starts. Every card in this line is passed through to a single instance over a full sixteen-lane link, and stays with that instance, busy or idle, until you cancel.",
+    hero_body: "A shared GPU means waiting for someone else’s job to finish before yours starts. Every card in this line is passed through to a single instance over a full PCIe x16 link, and stays with that instance, busy or idle, until you cancel.",
     host_line: "EPYC 9354P host · PCIe 4.0 x16 passthrough · no vGPU time-slicing",
-    latency_title: "Thirty-four cities, twenty-nine countries",
+    latency_title: "34 cities in 29 countries and regions",
     latency_body: "Latency figures are medians measured by our own probes, not numbers from a vendor’s brochure. They change, and this page changes with them.",
 
     passthrough_title: "Passthrough, and why it matters",
-    passthrough_intro: "Most cheap GPU capacity is a slice of one card with a queue in front of it. The number on the product page is the card’s memory, not yours, and the throughput you measure depends on who else woke up early this morning.",
+    passthrough_intro: "Most cheap GPU capacity is a slice of one card with a queue in front of it. The number on the product page is the card’s memory, not yours, and the throughput you measure depends on who else is running jobs on that card today.",
     passthrough_callout: "No vGPU, no time-slicing, no scheduler between you and the silicon.",
     passthrough_paras: [
-        "Here the hypervisor binds the card to your instance over a sixteen-lane PCIe 4.0 link. The whole device is yours: all of its memory, every compute unit, the full copy-engine bandwidth. Nothing is partitioned, nothing is queued, and no other tenant ever shows up in your device list.",
+        "Here the hypervisor binds the card to your instance over a 16-lane PCIe 4.0 link. The whole device is yours: all of its memory, every compute unit, the full copy-engine bandwidth. Nothing is partitioned, nothing is queued, and no other tenant ever shows up in your device list.",
         "In practice, tonight’s benchmark matches last Tuesday’s. A fine-tuning run you expect to take two days finishes within an hour of your estimate. Interactive work stays interactive, because there is no one else’s batch job ahead of you.",
     ],
     passthrough_points: [
@@ -129,7 +130,7 @@ pub static CONTENT_EN: Content = Content {
         },
         Highlight {
             title: "A 40 Gbit/s port",
-            body: "Pulling a multi-terabyte dataset should take one evening. The 40 Gbit/s port has a fair-use cap of 250 TB a month, published on the pricing page.",
+            body: "Pulling a multi-terabyte dataset should take one evening. The 40 Gbit/s port has a fair-use cap of 250 TB a month, stated with the prices above.",
         },
         Highlight {
             title: "Out-of-band console",
@@ -194,8 +195,8 @@ pub static CONTENT_EN: Content = Content {
             body: "A rebuild keeps your NVMe contents and IP addresses. Nothing needs to change in your DNS or certificates.",
         },
         Highlight {
-            title: "Automatic refunds",
-            body: "The 99.99% contractual availability guarantee here is the same as on our other lines, and refunds arrive without you having to file a claim.",
+            title: "Automatic credits, no claim needed",
+            body: "The 99.99% contractual availability guarantee here is the same as on our other lines. If a server falls short in a month, a credit note for 10% to 100% of its fee for that month is issued automatically when the month closes, with no claim from you: it comes off your next invoice, or is paid back to you if no invoice follows.",
         },
     ],
 
@@ -203,7 +204,7 @@ pub static CONTENT_EN: Content = Content {
     faqs: [
         Faq {
             question: "Do I really get the whole card?",
-            answer: "The physical device is bound to your instance over a full sixteen-lane link. There is no vGPU partitioning, no time-slicing and no other tenant. Your device list shows one card because there is exactly one card.",
+            answer: "The physical device is bound to your instance over a full PCIe x16 link. There is no vGPU partitioning, no time-slicing and no other tenant. Your device list shows one card because there is exactly one card.",
         },
         Faq {
             question: "Can I pay by the second or by the hour?",
@@ -220,6 +221,10 @@ pub static CONTENT_EN: Content = Content {
         Faq {
             question: "Can I move an existing server to this line, or add a card to it?",
             answer: "No. Passthrough needs a host built for it, down to the PCIe topology and the power budget. Moving to this line means a new instance and a data migration.",
+        },
+        Faq {
+            question: "What happens if my server goes down, and how are SLA breaches compensated?",
+            answer: "If a card or host fails, we rebuild your instance on another host at the same site, with the same volumes and IP addresses. Downtime counts against the 99.99% monthly availability, except inside maintenance windows you accepted. If a month closes below 99.99%, a credit note for 10% to 100% of that server’s fee for the month is issued automatically, with no claim from you: it comes off your next invoice, or is paid back to you if no invoice follows.",
         },
         Faq {
             question: "What happens when I cancel?",

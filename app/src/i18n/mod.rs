@@ -17,6 +17,9 @@ mod orders_zh;
 pub mod portal;
 mod portal_en;
 mod portal_zh;
+pub mod site;
+mod site_en;
+mod site_zh;
 pub mod staff;
 mod staff_en;
 mod staff_zh;
@@ -72,5 +75,12 @@ pub fn staff(lang: Lang) -> &'static staff::Staff {
     match lang {
         Lang::Zh => &staff_zh::STAFF_ZH,
         Lang::En => &staff_en::STAFF_EN,
+    }
+}
+
+pub fn site(lang: Lang) -> &'static site::Site {
+    match lang {
+        Lang::Zh => &site_zh::SITE_ZH,
+        Lang::En => &site_en::SITE_EN,
     }
 }

@@ -38,7 +38,7 @@ pub static OPERATIONS_ZH: Operations = Operations {
     console_too_many: "短时间内打开控制台的次数过多。请等几分钟。",
     snapshots_title: "快照",
     snapshots_advice_title: "在动驱动程序之前先做快照",
-    snapshots_advice: "驱动和框架升级是导致一个正常工作环境变成非正常工作环境的主要原因。创建快照只需几秒，恢复也只需几秒。",
+    snapshots_advice: "能用的环境突然不能用了，最常见的原因就是升级驱动和框架。创建快照只需几秒，恢复也只需几秒。",
     snapshots_quota: |used, max| format!("已使用 {used} / {max} 个快照"),
     snapshots_empty: "还没有快照。",
     snapshots_name: "快照名称",

@@ -161,7 +161,7 @@ pub static ORDERS_ZH: Orders = Orders {
     telemetry_ecc_title: "已纠正的显存错误（ECC）",
     telemetry_ecc: |card, total, new| format!("第 {card} 张卡：累计 {total} 个，最近 24 小时 {new} 个。少量属正常；数量持续上升是显卡故障前的预警，我们也在监控。"),
     telemetry_traffic_title: "本月流量",
-    telemetry_traffic: |used, allowance, percent| format!("已用 {used} TB，公平使用额度 {allowance} TB（{percent}%）"),
+    telemetry_traffic: |used, allowance, percent| format!("已用 {used} TB，合理使用额度 {allowance} TB（{percent}%）"),
     telemetry_unavailable: "暂时无法读取遥测数据；服务器本身不受影响。",
     event_label: |k| match k {
         "ordered" => "已下单",

@@ -1,7 +1,7 @@
 use super::portal::Portal;
 
 pub static PORTAL_ZH: Portal = Portal {
-    nav_portal: "控制台",
+    nav_portal: "客户门户",
     email: "邮箱",
     password: "密码",
     password_hint: "8 到 128 个字符。不要求特殊字符，但常见或容易猜到的密码会被拒绝。",
@@ -201,7 +201,7 @@ pub static PORTAL_ZH: Portal = Portal {
         ("invoice.uncollectible", "发票已核销"),
         ("invoice.disputed", "付款被提出争议"),
         ("invoice.dispute_closed", "付款争议已结束"),
-        ("credit_note.issued", "开具了贷记单"),
+        ("credit_note.issued", "开具了贷项通知单"),
         ("credit_note.paid_out", "余额已退还"),
         ("billing.profile_saved", "保存了账单资料"),
         ("billing.vat_id_checked", "核验了增值税号"),

@@ -19,6 +19,8 @@ pub struct Ui {
     pub plans_caption: &'static str,
     pub col_plan: &'static str,
     pub col_cores: &'static str,
+    /// "16 dedicated cores": the count in running text, not the column header.
+    pub cores: fn(u32) -> String,
     pub col_memory: &'static str,
     pub col_nvme: &'static str,
     pub col_gpu: &'static str,
@@ -41,6 +43,8 @@ pub struct Ui {
     pub stock_caption: &'static str,
     pub sites_caption: &'static str,
     pub col_site: &'static str,
+    /// A site's city with its country: "Frankfurt (Germany)", "法兰克福（德国）".
+    pub city_in_country: fn(&str, &str) -> String,
     pub col_note: &'static str,
     pub col_use: &'static str,
 
@@ -88,5 +92,7 @@ pub struct Ui {
     pub error_body: &'static str,
 
     pub footer_prices: &'static str,
+    /// Says what an SLA breach earns in the same words as the failure
+    /// section and the FAQ (docs/SLA.md): a credit note without a claim.
     pub footer_sla: &'static str,
 }

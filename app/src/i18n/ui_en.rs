@@ -12,11 +12,12 @@ pub static UI_EN: Ui = Ui {
     switch_label: "Switch to Chinese",
 
     home_title: "Dedicated GPU servers: whole RTX 4000 Ada and L40S cards, monthly",
-    home_description: "A whole RTX 4000 Ada or L40S passed through to one instance over PCIe 4.0 x16: no vGPU, no time-slicing. Live stock at eight sites, from €239 a month ex VAT.",
+    home_description: "A whole RTX 4000 Ada or L40S passed through to one instance over PCIe 4.0 x16: no vGPU, no time-slicing. Live stock at 8 sites, from €239 a month ex VAT.",
 
     plans_caption: "Plans and prices (monthly, excluding VAT)",
     col_plan: "Plan",
     col_cores: "Dedicated cores",
+    cores: |n| if n == 1 { "1 dedicated core".to_owned() } else { format!("{n} dedicated cores") },
     col_memory: "Memory",
     col_nvme: "NVMe storage",
     col_gpu: "GPU",
@@ -39,12 +40,13 @@ pub static UI_EN: Ui = Ui {
     stock_caption: "Live stock by site and plan",
     sites_caption: "Sites, notes and typical use",
     col_site: "Site",
+    city_in_country: |city, country| format!("{city} ({country})"),
     col_note: "Notes",
     col_use: "Typical use",
 
     latency_caption: "Median round trips from our probe cities to each site",
     latency_city: "Probe city",
-    latency_country: "Country",
+    latency_country: "Country or region",
     latency_nearest: "Nearest site",
     latency_rtt: "Round trip",
     latency_pick_city: "Choose your city",
@@ -86,5 +88,5 @@ pub static UI_EN: Ui = Ui {
     error_body: "We can’t show this page right now. Please try again shortly; nothing you entered has been lost.",
 
     footer_prices: "All prices in euros, billed monthly, excluding VAT.",
-    footer_sla: "99.99% contractual availability, with credits applied automatically: no claim needed.",
+    footer_sla: "99.99% contractual availability. A month below that earns a credit note, no claim needed: it comes off your next invoice, or is paid back to you if no invoice follows.",
 };

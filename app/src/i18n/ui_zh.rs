@@ -12,23 +12,24 @@ pub static UI_ZH: Ui = Ui {
     switch_label: "切换到英文版本",
 
     home_title: "整卡 GPU 独立服务器：RTX 4000 Ada 与 L40S 直通，按月租用",
-    home_description: "整张 RTX 4000 Ada 或 L40S 通过 PCIe 4.0 x16 直通给您一个实例，无 vGPU、无时间切片。八个站点实时库存，€239 起每月（不含增值税）。",
+    home_description: "整张 RTX 4000 Ada 或 L40S 通过 PCIe 4.0 x16 直通给您一个实例，无 vGPU、无时间切片。8 个站点实时库存，每月 €239 起（不含增值税）。",
 
     plans_caption: "方案与价格（每月，不含增值税）",
     col_plan: "方案",
     col_cores: "专用核心",
+    cores: |n| format!("{n} 个专用核心"),
     col_memory: "内存",
     col_nvme: "NVMe 存储",
     col_gpu: "显卡",
     col_port: "端口速度",
     col_price: "价格",
     col_action: "操作",
-    most_popular: "最常用",
+    most_popular: "最受欢迎",
     per_month: "/月",
     configure: "配置",
     configure_plan_label: |plan| format!("配置 {plan}"),
     vat_note: "价格不含增值税（如适用）。",
-    traffic_note: "流量：不限量，公平使用（每月 250 TB 合理使用上限）。",
+    traffic_note: "流量：不限量，合理使用（每月上限 250 TB）。",
     sold_out_everywhere: "所有站点均已售罄",
     available_at_sites: |n| format!("{n} 个站点有货"),
 
@@ -39,6 +40,7 @@ pub static UI_ZH: Ui = Ui {
     stock_caption: "各站点各方案的实时库存",
     sites_caption: "站点、备注与典型用途",
     col_site: "站点",
+    city_in_country: |city, country| format!("{city}（{country}）"),
     col_note: "备注",
     col_use: "典型用途",
 
@@ -86,5 +88,5 @@ pub static UI_ZH: Ui = Ui {
     error_body: "我们暂时无法显示此页面。请稍后再试；您的任何数据都没有丢失。",
 
     footer_prices: "所有价格以欧元计，按月计费，不含增值税。",
-    footer_sla: "99.99% 合同可用性，违约自动退款，无需申请。",
+    footer_sla: "合同可用性 99.99%。某月未达标时自动开具贷项通知单，无需申请：从下一张发票中扣除，之后没有发票则退还给您。",
 };

@@ -6,6 +6,7 @@
 
 use domain::{Lang, Money, OsImage, Plan, Quote, Site};
 use leptos::prelude::*;
+use leptos::tachys::view::RenderHtml;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
@@ -102,6 +103,22 @@ pub fn OrderPage() -> impl IntoView {
     let sold_out = form.sold_out.clone().map(|sites| {
         view! { <SoldOut lang plan=plan.clone() sites email=form.email.clone() site=site.clone() /> }
     });
+    // Add-ons, whom it bills and the summary: the live quote's first render.
+    let addon_ids: Vec<String> = facts
+        .catalog
+        .addons
+        .iter()
+        .filter(|a| a.price_for(&plan.id).is_some())
+        .map(|a| a.id.clone())
+        .collect();
+    let live_first = super::order_quote::ServerHtml(
+        view! {
+            <AddonChoice lang plan=plan.clone() selected=form.addons.clone() />
+            <BillTo lang form=form.clone() />
+            <Summary lang plan=plan.clone() form=form.clone() />
+        }
+        .to_html(),
+    );
     view! {
         <Page lang title=(o.order_title)(&plan.name) description=o.order_intro.to_owned() rest noindex=true>
             <section class="section portal-form wide order" aria-labelledby="order-title">
@@ -112,16 +129,14 @@ pub fn OrderPage() -> impl IntoView {
                 <p class="choice-line">
                     <strong>{plan.name.clone()}</strong>
                     {format!(
-                        " · {} · {} {} · {} GB · {} TB NVMe · {} ({}) ",
+                        " · {} · {} · {} GB · {} TB NVMe · {} ",
                         gpu_text(&plan),
-                        plan.dedicated_cores,
-                        t.col_cores,
+                        (t.cores)(plan.dedicated_cores),
                         plan.memory_gb,
                         plan.nvme_tb,
-                        site.city.get(lang),
-                        site.country.get(lang),
+                        (t.city_in_country)(site.city.get(lang), site.country.get(lang)),
                     )}
-                    <StockBadge level lang />
+                    <span data-live="stock"><StockBadge level lang /></span>
                     " "
                     <a href=href(lang, &configure_rest(plan.id.as_str(), Some(site.code.as_str())))>{o.order_change_choice}</a>
                 </p>
@@ -137,9 +152,13 @@ pub fn OrderPage() -> impl IntoView {
                     </div>
                     <ImageChoice lang selected=form.image.clone() />
                     <KeyChoice lang form=form.clone() />
-                    <AddonChoice lang plan=plan.clone() selected=form.addons.clone() />
-                    <BillTo lang form=form.clone() />
-                    <Summary lang plan=plan.clone() form=form.clone() />
+                    <super::order_quote::OrderLiveQuote
+                        lang
+                        plan=plan.id.to_string()
+                        site=site.code.to_string()
+                        addon_ids=addon_ids
+                        first=live_first
+                    />
                     <NotFor lang plan=plan.id.to_string() />
                     <p class="notes">{o.order_hold_note}</p>
                     <div class="actions">
@@ -148,6 +167,7 @@ pub fn OrderPage() -> impl IntoView {
                     </div>
                 </form>
             </section>
+            <script type="module" src="/islands.js"></script>
         </Page>
     }
     .into_any()
@@ -291,7 +311,7 @@ fn BillTo(lang: Lang, form: OrderFormView) -> impl IntoView {
 }
 
 #[component]
-fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
+pub(crate) fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
     let o = orders(lang);
     let t = ui(lang);
     let facts = use_facts();

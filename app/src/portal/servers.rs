@@ -1,5 +1,5 @@
 //! Servers: the organization's list and one server's page with its state,
-//! installation progress (updated in place by /portal.js, and correct after
+//! installation progress (updated in place by the `progress` island, and correct after
 //! a reload), addresses, term, add-ons, keys, recent events, renaming and
 //! power actions behind a confirmation. What an action did is said right
 //! under the state line at the top, where its redirect lands.
@@ -135,11 +135,10 @@ pub fn ServerDetailPage() -> impl IntoView {
         .and_then(|f| f.catalog.plan(&s.plan_id).cloned());
     let specs = plan.as_ref().map(|p| {
         format!(
-            "{} · {} · {} {} · {} GB ECC · {} TB NVMe · {} Gbit/s",
+            "{} · {} · {} · {} GB ECC · {} TB NVMe · {} Gbit/s",
             p.name,
             gpu_text(p),
-            p.dedicated_cores,
-            t.col_cores,
+            (t.cores)(p.dedicated_cores),
             p.memory_gb,
             p.nvme_tb,
             p.port_gbit
@@ -232,29 +231,22 @@ pub fn ServerDetailPage() -> impl IntoView {
                 <FormErrorNotice lang />
                 {password}
                 {failed.then(|| view! { <p class="notice notice-error">{o.server_failed_note}</p> })}
-                <div
-                    class="live"
-                    id="server-live"
-                    data-progress-url=live.then(|| href(lang, &format!("{base}/progress")))
-                    aria-live="polite"
-                >
-                    <p class="state">
-                        <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(&s.state)}</span>
-                        {s.cancel_at.filter(|_| s.cancelled_at.is_none()).map(|at| view! {
-                            " "<span class="state-term" data-testid="server-ends">{(o.server_stops_on)(&domain::time::format_date(at))}</span>
-                        })}
-                    </p>
-                    {matches!(s.state.as_str(), "pending" | "provisioning" | "restoring").then(|| view! {
-                        <div class="progress-line">
-                            <label for="progress">{o.server_progress}</label>
-                            <progress id="progress" max="100" value=s.progress.to_string() data-live="progress">{format!("{}%", s.progress)}</progress>
-                            <span data-live="percent">{format!("{}%", s.progress)}</span>
-                            " · "
-                            <span data-live="step">{(o.step_label)(&s.step)}</span>
+                {if live {
+                    let url = href(lang, &format!("{base}/progress"));
+                    let first = super::progress::ServerHtml(view! { <LiveState lang server=s.clone() /> }.to_html());
+                    view! {
+                        <super::progress::ServerProgress url state=s.state.clone() first />
+                        <script type="module" src="/islands.js"></script>
+                    }
+                    .into_any()
+                } else {
+                    view! {
+                        <div class="live" id="server-live" aria-live="polite">
+                            <LiveState lang server=s.clone() />
                         </div>
-                        <p class="hint">{o.server_live_note}</p>
-                    })}
-                </div>
+                    }
+                    .into_any()
+                }}
                 {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
                 {s.overdue.clone().map(|overdue| view! { <overdue::OverdueNotice lang overdue /> })}
                 <dl class="facts">
@@ -319,10 +311,35 @@ pub fn ServerDetailPage() -> impl IntoView {
                 <h2>{o.server_events}</h2>
                 <ul class="events">{events}</ul>
             </section>
-            <script src="/portal.js" defer></script>
         </Page>
     }
     .into_any()
+}
+
+/// The state line and, while it installs or restores, the progress bar:
+/// the `server-live` block's content, which the progress island updates.
+#[component]
+fn LiveState(lang: Lang, server: ServerRow) -> impl IntoView {
+    let o = orders(lang);
+    let s = server;
+    view! {
+        <p class="state">
+            <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(&s.state)}</span>
+            {s.cancel_at.filter(|_| s.cancelled_at.is_none()).map(|at| view! {
+                " "<span class="state-term" data-testid="server-ends">{(o.server_stops_on)(&domain::time::format_date(at))}</span>
+            })}
+        </p>
+        {matches!(s.state.as_str(), "pending" | "provisioning" | "restoring").then(|| view! {
+            <div class="progress-line">
+                <label for="progress">{o.server_progress}</label>
+                <progress id="progress" max="100" value=s.progress.to_string() data-live="progress">{format!("{}%", s.progress)}</progress>
+                <span data-live="percent">{format!("{}%", s.progress)}</span>
+                " · "
+                <span data-live="step">{(o.step_label)(&s.step)}</span>
+            </div>
+            <p class="hint">{o.server_live_note}</p>
+        })}
+    }
 }
 
 /// A power action needs its box ticked: a confirmation that works without

@@ -1,17 +1,21 @@
 //! Configure: the start of ordering. Pick a plan and a site (a plain GET
 //! form), see the price ex VAT and live stock. A sold-out combination cannot
-//! be configured and points to the sites that have stock.
+//! be configured and points to the sites that have stock. With JavaScript
+//! the form is a live quote (`super::quote`): the summary follows the
+//! selects without a reload.
 
 use domain::{Catalog, Lang, Plan, Site, StockSnapshot};
 use leptos::prelude::*;
+use leptos::tachys::view::RenderHtml;
 use leptos_router::hooks::use_query_map;
 
 use super::layout::Page;
 use super::not_found::{ErrorPage, NotFound};
 use super::plans::gpu_text;
+use super::quote::{ConfigureQuote, LiveQuote, ServerHtml};
 use super::stock::{stock_text, StockBadge, StockReadAt};
 use super::{configure_rest, href};
-use crate::context::{set_status, use_facts};
+use crate::context::{set_status, use_facts, StorefrontFacts};
 use crate::i18n::ui;
 use crate::shell::route_lang;
 
@@ -25,10 +29,11 @@ pub fn ConfigurePage() -> impl IntoView {
     };
     let t = ui(lang);
     let query = use_query_map();
-    let (plan_q, site_q) = query.with_untracked(|q| {
+    let (plan_q, site_q, alert_set) = query.with_untracked(|q| {
         (
             q.get("plan").unwrap_or_default(),
             q.get("site").unwrap_or_default(),
+            q.get("alert").is_some_and(|v| !v.is_empty()),
         )
     });
     let catalog = facts.catalog.clone();
@@ -47,35 +52,91 @@ pub fn ConfigurePage() -> impl IntoView {
         || t.configure_heading.to_owned(),
         |p| (t.configure_title)(&p.name),
     );
+    let first = live_quote(lang, &facts, &plan_q, &site_q, alert_set);
+    let form = view! {
+        <ChoiceForm lang catalog=catalog.clone() plan=plan.clone() quote=first.clone() />
+    }
+    .to_html();
     view! {
         <Page lang title description=t.configure_description.to_owned() rest noindex=site.is_some() || bad>
             <section class="section configure" aria-labelledby="configure-title">
                 <h1 id="configure-title">{t.configure_heading}</h1>
                 <p class="lead">{t.configure_intro}</p>
                 {bad.then(|| view! { <p class="notice notice-error" role="alert">{t.configure_bad_choice}</p> })}
-                <ChoiceForm lang catalog=catalog.clone() stock=facts.stock.clone() plan=plan.clone() site=site.clone() />
-                {plan.map(|plan| view! { <Summary lang catalog=catalog.clone() stock=facts.stock.clone() plan site /> })}
+                <ConfigureQuote lang plan=first.plan site=first.site first=ServerHtml(form) />
+                {plan.is_some().then(|| view! { <StockReadAt lang /> })}
                 <p>
                     <a href=format!("{}#plans", href(lang, ""))>{t.back_to_plans}</a>
                 </p>
             </section>
+            <script type="module" src="/islands.js"></script>
         </Page>
     }
     .into_any()
 }
 
+/// The site options and summary for a choice, as HTML: the page's first
+/// render and every live update come from here. `alert_set` says a stock
+/// alert was just subscribed (the form's redirect back to this page).
+pub fn live_quote(
+    lang: Lang,
+    facts: &StorefrontFacts,
+    plan_q: &str,
+    site_q: &str,
+    alert_set: bool,
+) -> LiveQuote {
+    let catalog = facts.catalog.clone();
+    let plan = catalog.plan(plan_q).cloned();
+    let site = catalog.site(site_q).cloned();
+    let stock = facts.stock.clone();
+    let site_options = view! {
+        <SiteOptions lang catalog=catalog.clone() stock=stock.clone() plan=plan.clone() site=site.clone() />
+    }
+    .to_html();
+    let summary = plan
+        .map(|plan| view! { <Summary lang catalog stock plan site alert_set /> }.to_html())
+        .unwrap_or_default();
+    // Leptos' text markers are only for hydrating, which these blocks never
+    // are (the page cache removes them from pages for the same reason).
+    LiveQuote {
+        plan: plan_q.to_owned(),
+        site: site_q.to_owned(),
+        site_options: site_options.replace("<!>", ""),
+        summary: summary.replace("<!>", ""),
+    }
+}
+
+/// The GET form and the summary under it: the live quote's first render.
 #[component]
 fn ChoiceForm(
     lang: Lang,
     catalog: std::sync::Arc<Catalog>,
-    stock: StockSnapshot,
     plan: Option<Plan>,
-    site: Option<Site>,
+    quote: LiveQuote,
 ) -> impl IntoView {
     let t = ui(lang);
+    view! {
+        <form class="choice" method="get" action=href(lang, "/configure")>
+            <div class="field">
+                <label for="plan">{t.configure_plan}</label>
+                <select id="plan" name="plan">
+                    <PlanOptions lang catalog plan />
+                </select>
+            </div>
+            <div class="field">
+                <label for="site">{t.configure_site}</label>
+                <select id="site" name="site" inner_html=quote.site_options></select>
+            </div>
+            <button type="submit">{t.configure_update}</button>
+        </form>
+        <div class="summary-slot" inner_html=quote.summary></div>
+    }
+}
+
+#[component]
+fn PlanOptions(lang: Lang, catalog: std::sync::Arc<Catalog>, plan: Option<Plan>) -> impl IntoView {
     let plan_id = plan.as_ref().map(|p| p.id.clone());
-    let site_code = site.as_ref().map(|s| s.code.clone());
-    let plan_options = catalog
+    catalog
         .plans
         .iter()
         .map(|p| {
@@ -86,7 +147,20 @@ fn ChoiceForm(
                 </option>
             }
         })
-        .collect_view();
+        .collect_view()
+}
+
+#[component]
+fn SiteOptions(
+    lang: Lang,
+    catalog: std::sync::Arc<Catalog>,
+    stock: StockSnapshot,
+    plan: Option<Plan>,
+    site: Option<Site>,
+) -> impl IntoView {
+    let t = ui(lang);
+    let plan_id = plan.as_ref().map(|p| p.id.clone());
+    let site_code = site.as_ref().map(|s| s.code.clone());
     // Sites that have the chosen plan come first (in their usual order),
     // then the sold-out ones, which stay listed and say so.
     let mut sites: Vec<&Site> = catalog.sites.iter().collect();
@@ -109,20 +183,8 @@ fn ChoiceForm(
         })
         .collect_view();
     view! {
-        <form class="choice" method="get" action=href(lang, "/configure")>
-            <div class="field">
-                <label for="plan">{t.configure_plan}</label>
-                <select id="plan" name="plan">{plan_options}</select>
-            </div>
-            <div class="field">
-                <label for="site">{t.configure_site}</label>
-                <select id="site" name="site">
-                    <option value="" selected=site_code.is_none()>{t.configure_choose_site}</option>
-                    {site_options}
-                </select>
-            </div>
-            <button type="submit">{t.configure_update}</button>
-        </form>
+        <option value="" selected=site_code.is_none()>{t.configure_choose_site}</option>
+        {site_options}
     }
 }
 
@@ -133,6 +195,7 @@ fn Summary(
     stock: StockSnapshot,
     plan: Plan,
     site: Option<Site>,
+    alert_set: bool,
 ) -> impl IntoView {
     let t = ui(lang);
     let with_stock: Vec<&Site> = catalog
@@ -183,10 +246,9 @@ fn Summary(
                 <dd>
                     <strong>{plan.name.clone()}</strong>
                     {format!(
-                        " · {} · {} {} · {} GB · {} TB NVMe",
+                        " · {} · {} · {} GB · {} TB NVMe",
                         gpu_text(&plan),
-                        plan.dedicated_cores,
-                        t.col_cores,
+                        (t.cores)(plan.dedicated_cores),
                         plan.memory_gb,
                         plan.nvme_tb,
                     )}
@@ -196,7 +258,7 @@ fn Summary(
                     .map(|s| {
                         view! {
                             <dt>{t.configure_site}</dt>
-                            <dd>{format!("{} ({})", s.city.get(lang), s.country.get(lang))}</dd>
+                            <dd>{(t.city_in_country)(s.city.get(lang), s.country.get(lang))}</dd>
                         }
                     })}
                 <dt>{t.configure_price}</dt>
@@ -228,7 +290,7 @@ fn Summary(
                 .then(|| {
                     let o = crate::i18n::orders(lang);
                     let site_code = site.as_ref().map(|s| s.code.to_string()).unwrap_or_default();
-                    let done = crate::portal::query("alert").map(|_| o.alert_set);
+                    let done = alert_set.then_some(o.alert_set);
                     view! {
                         <div class="alert-offer">
                             <h3>{o.alert_title}</h3>
@@ -238,7 +300,6 @@ fn Summary(
                         </div>
                     }
                 })}
-            <StockReadAt lang />
         </div>
     }
 }

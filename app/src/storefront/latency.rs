@@ -7,7 +7,13 @@ use leptos::prelude::*;
 use std::sync::Arc;
 
 use super::href;
-use crate::i18n::{content, ui};
+use crate::i18n::{content, site, ui};
+
+/// A probe city's country or region in words ("Hong Kong", "香港"); the
+/// code only for one we have no name for (an imported measurement).
+pub fn country_name(code: &str, lang: Lang) -> String {
+    (site(lang).country)(code).map_or_else(|| code.to_owned(), str::to_owned)
+}
 
 pub fn format_rtt(tenths: u32, lang: Lang) -> String {
     format!("{}.{} {}", tenths / 10, tenths % 10, ui(lang).ms)
@@ -34,6 +40,7 @@ pub fn LatencySection(
     city: Option<String>,
 ) -> impl IntoView {
     let t = ui(lang);
+    let s = site(lang);
     let c = content(lang);
     let estimated = rows.iter().any(|r| r.source == LatencySource::Estimated);
     let cities = by_city(&rows);
@@ -66,15 +73,15 @@ pub fn LatencySection(
                 view! {
                     <tr data-site=r.site.to_string()>
                         <th scope="row">{site_name(&r.site)}</th>
-                        <td>{format_rtt(r.median_tenth_ms, lang)}" "{tag()}</td>
-                        <td>{domain::time::format_date(r.measured_at)}</td>
+                        <td data-label=t.latency_rtt>{format_rtt(r.median_tenth_ms, lang)}" "{tag()}</td>
+                        <td data-label=date_header>{domain::time::format_date(r.measured_at)}</td>
                     </tr>
                 }
             })
             .collect_view();
         view! {
             <div class="table-scroll" role="region" tabindex="0" aria-label=(t.latency_city_heading)(first.city.get(lang))>
-                <table class="latency-table" id="latency-city">
+                <table class="latency-table phone-cards" id="latency-city">
                     <caption>{(t.latency_city_heading)(first.city.get(lang))}</caption>
                     <thead>
                         <tr>
@@ -100,22 +107,24 @@ pub fn LatencySection(
                 view! {
                     <tr>
                         <th scope="row">{first.city.get(lang).to_owned()}</th>
-                        <td>{first.country_code.clone()}</td>
-                        <td>{site_name(&nearest.site)}</td>
-                        <td>{format_rtt(nearest.median_tenth_ms, lang)}" "{tag()}</td>
-                        <td>{domain::time::format_date(nearest.measured_at)}</td>
+                        <td data-label=s.latency_country data-country=first.country_code.clone()>
+                            {country_name(&first.country_code, lang)}
+                        </td>
+                        <td data-label=t.latency_nearest>{site_name(&nearest.site)}</td>
+                        <td data-label=t.latency_rtt>{format_rtt(nearest.median_tenth_ms, lang)}" "{tag()}</td>
+                        <td data-label=date_header>{domain::time::format_date(nearest.measured_at)}</td>
                     </tr>
                 }
             })
             .collect_view();
         view! {
             <div class="table-scroll" role="region" tabindex="0" aria-label=t.latency_caption>
-                <table class="latency-table" id="latency-all">
+                <table class="latency-table phone-cards" id="latency-all">
                     <caption>{t.latency_caption}</caption>
                     <thead>
                         <tr>
                             <th scope="col">{t.latency_city}</th>
-                            <th scope="col">{t.latency_country}</th>
+                            <th scope="col">{s.latency_country}</th>
                             <th scope="col">{t.latency_nearest}</th>
                             <th scope="col">{t.latency_rtt}</th>
                             <th scope="col">{date_header}</th>

@@ -1,6 +1,6 @@
 //! The frame of every storefront page: head metadata, header with the
-//! language switch, and footer. Portal pages use it too; only they show who
-//! is signed in (see `SignedIn`).
+//! language switch and the way into the account, and footer. Portal pages
+//! use it too; only they show who is signed in (see `signed_in`).
 
 use domain::Lang;
 use leptos::prelude::*;
@@ -8,7 +8,7 @@ use leptos_meta::{Link, Meta, Title};
 
 use super::href;
 use crate::context::use_site_info;
-use crate::i18n::ui;
+use crate::i18n::{site, ui};
 
 #[component]
 pub fn Page(
@@ -57,26 +57,52 @@ pub fn Page(
                     <li><a href=format!("{}#latency", href(lang, ""))>{t.nav_latency}</a></li>
                     <li><a href=format!("{}#sites", href(lang, ""))>{t.nav_sites}</a></li>
                     <li><a href=format!("{}#faq", href(lang, ""))>{t.nav_faq}</a></li>
-                    <li><a href=href(lang, "/account")>{crate::i18n::portal(lang).nav_portal}</a></li>
                 </ul>
             </nav>
+            // The visible name is the accessible name (WCAG 2.5.3); the
+            // longer "switch to …" is only a tooltip.
             <a
                 class="lang-switch"
                 href=switch_href
                 hreflang=other.html_lang()
                 lang=other.html_lang()
-                aria-label=t.switch_label
+                title=t.switch_label
                 data-testid="lang-switch"
             >
                 {t.switch_to_other}
             </a>
-            <SignedIn lang />
+            {match signed_in(lang) {
+                Some(menu) => menu.into_any(),
+                None => view! { <AccountLinks lang /> }.into_any(),
+            }}
         </header>
         <main id="main" tabindex="-1">{children()}</main>
         <footer class="site-footer">
+            <nav aria-label=site(lang).footer_label>
+                <ul class="footer-links" data-testid="footer-links">
+                    <li><a href=href(lang, "/support")>{site(lang).support}</a></li>
+                    <li><a href=href(lang, "/terms")>{site(lang).terms}</a></li>
+                    <li><a href=href(lang, "/privacy")>{site(lang).privacy}</a></li>
+                    <li><a href=href(lang, "/imprint")>{site(lang).imprint}</a></li>
+                </ul>
+            </nav>
             <p>{t.footer_prices}</p>
             <p>{t.footer_sla}</p>
         </footer>
+    }
+}
+
+/// "Log in" and "Sign up", for anyone the page does not know to be signed
+/// in. Storefront pages are cached for everyone, so they always show these;
+/// the login page sends a signed-in visitor straight to their account.
+#[component]
+fn AccountLinks(lang: Lang) -> impl IntoView {
+    let s = site(lang);
+    view! {
+        <ul class="account-links" aria-label=s.account_links_label data-testid="account-links">
+            <li><a href=href(lang, "/login")>{s.log_in}</a></li>
+            <li><a class="button" href=href(lang, "/signup")>{s.sign_up}</a></li>
+        </ul>
     }
 }
 
@@ -84,8 +110,7 @@ pub fn Page(
 /// `Viewer` (the server's `load_viewer` sets it); storefront pages are
 /// rendered without a session and cached for everyone, so they never show
 /// this.
-#[component]
-fn SignedIn(lang: Lang) -> impl IntoView {
+fn signed_in(lang: Lang) -> Option<impl IntoView> {
     let viewer = crate::portal::from_parts::<crate::portal::Viewer>()?;
     let user = viewer.user?;
     let p = crate::i18n::portal(lang);

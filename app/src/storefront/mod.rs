@@ -5,12 +5,15 @@ pub mod configure;
 pub mod home;
 pub mod latency;
 pub mod layout;
+pub mod legal;
 pub mod not_found;
 pub mod plans;
+pub mod quote;
 pub mod sections;
 pub mod seo;
 pub mod sites;
 pub mod stock;
+pub mod support;
 
 use domain::Lang;
 

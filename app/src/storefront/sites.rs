@@ -20,8 +20,8 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
             view! {
                 <tr>
                     <th scope="row">{site.city.get(lang).to_owned()}</th>
-                    <td>{site.note.get(lang).to_owned()}</td>
-                    <td>{site.typical_use.get(lang).to_owned()}</td>
+                    <td data-label=t.col_note>{site.note.get(lang).to_owned()}</td>
+                    <td data-label=t.col_use>{site.typical_use.get(lang).to_owned()}</td>
                 </tr>
             }
         })
@@ -40,11 +40,19 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
                 .iter()
                 .map(|plan| {
                     let level = stock.level(&site.code, &plan.id);
-                    let link = level
-                        .available()
-                        .then(|| href(lang, &configure_rest(plan.id.as_str(), Some(site.code.as_str()))));
+                    let link = level.available().then(|| {
+                        href(
+                            lang,
+                            &configure_rest(plan.id.as_str(), Some(site.code.as_str())),
+                        )
+                    });
                     view! {
-                        <td data-site=site.code.to_string() data-plan=plan.id.to_string() data-stock=level.token()>
+                        <td
+                            data-site=site.code.to_string()
+                            data-plan=plan.id.to_string()
+                            data-stock=level.token()
+                            data-label=plan.name.clone()
+                        >
                             {match link {
                                 Some(link) => {
                                     view! {
@@ -77,7 +85,7 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
             <p class="lead">{c.sites_subtitle}</p>
             {c.sites_paras.iter().map(|p| view! { <p>{*p}</p> }).collect_view()}
             <div class="table-scroll" role="region" tabindex="0" aria-label=t.stock_caption>
-                <table id="stock" class="stock-table">
+                <table id="stock" class="stock-table phone-cards">
                     <caption>{t.stock_caption}</caption>
                     <thead>
                         <tr>
@@ -90,7 +98,7 @@ pub fn SitesSection(lang: Lang, catalog: Arc<Catalog>, stock: StockSnapshot) -> 
             </div>
             <StockReadAt lang />
             <div class="table-scroll" role="region" tabindex="0" aria-label=t.sites_caption>
-                <table class="sites-table">
+                <table class="sites-table phone-cards">
                     <caption>{t.sites_caption}</caption>
                     <thead>
                         <tr>

@@ -150,14 +150,14 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
         (Lang::En, "host.failed") => (
             format!("{}: hardware failure, moving to another host", n.server),
             format!(
-                "The host of your server {} failed at {at} ({}), so the server is down.\n\nWe are rebuilding it on another free host at the same site. Its volumes and IP addresses stay the same. If no host is free, we will write again.\n\nThe time it is down counts against the SLA. If the month's availability ends below 99.99%, the credit goes onto your next invoice by itself.",
+                "The host of your server {} failed at {at} ({}), so the server is down.\n\nWe are rebuilding it on another free host at the same site. Its volumes and IP addresses stay the same. If no host is free, we will write again.\n\nThe time it is down counts against the SLA. If the month's availability ends below 99.99%, a credit note is issued when the month closes, with no claim needed: it comes off your next invoice, or is paid back to you if no invoice follows.",
                 n.server, n.detail
             ),
         ),
         (Lang::Zh, "host.failed") => (
             format!("{}：硬件故障，正在迁移到另一台主机", n.server),
             format!(
-                "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，赔偿会自动计入您的下一张账单。",
+                "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，月末会自动开具贷项通知单，无需申请：从您的下一张发票中扣除，之后没有发票则退还给您。",
                 n.server, n.detail
             ),
         ),

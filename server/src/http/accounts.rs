@@ -4,7 +4,7 @@
 //! (success) or a refusal that shows the form's page again.
 
 use app::portal::notices::{code, done_path};
-use app::portal::FormError;
+use app::portal::{FormError, FormFeedback};
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use backend::accounts::lifecycle::LifecycleError;
@@ -17,14 +17,16 @@ use std::sync::Arc;
 use tower_sessions::Session;
 
 use super::auth::{after_login, start_login};
-use super::page::{client_ip, redirect, PageError, PageLang, PageResult, SameOrigin, Signed};
+use super::page::{
+    client_ip, redirect, render, PageError, PageLang, PageResult, SameOrigin, Signed,
+};
 use super::routes::{Access, Route};
 use crate::startup::AppState;
 
 pub fn routes() -> Vec<Route> {
     use Access::{Anyone, SignedIn};
     vec![
-        Route::page("/{lang}/login", Anyone),
+        Route::get("/{lang}/login", Anyone, login_page),
         Route::post("/{lang}/login", Anyone, login),
         Route::page("/{lang}/signup", Anyone),
         Route::post("/{lang}/signup", Anyone, signup),
@@ -42,6 +44,24 @@ pub fn routes() -> Vec<Route> {
         Route::post("/{lang}/account/email", SignedIn, change_email),
         Route::post("/{lang}/account/delete", SignedIn, delete_account),
     ]
+}
+
+/// The login form. The header's "Log in" is one link for everyone (cached
+/// storefront pages cannot know who is signed in), so a signed-in visitor
+/// is sent straight to their account.
+pub async fn login_page(
+    State(state): State<Arc<AppState>>,
+    PageLang(lang): PageLang,
+    current: Option<Signed>,
+    parts: Parts,
+) -> PageResult {
+    // A refused login form is shown again through this handler (with its
+    // feedback): it keeps its error even for someone signed in.
+    let shown_again = parts.extensions.get::<FormFeedback>().is_some();
+    if current.is_some() && !shown_again {
+        return Ok(redirect(lang, "/account"));
+    }
+    Ok(render(&state, parts, FormFeedback::default()).await)
 }
 
 impl From<AccountError> for PageError {

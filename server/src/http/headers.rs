@@ -18,8 +18,12 @@ pub const CSP_SERIAL_CONSOLE: &str = "default-src 'self'; script-src 'self' 'was
     object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// No inline script may run: storefront pages have none, and the JSON-LD
-/// block is data, which CSP does not execute. `wasm-unsafe-eval` is for the
-/// portal's wasm bundle.
+/// block is data, which CSP does not execute. The islands need exactly what
+/// this already allows and no more: `/islands.js` and the wasm-bindgen
+/// module from `'self'` (no inline loader, so no nonce), the wasm compiled
+/// under `'wasm-unsafe-eval'`, fetched and calling its server functions
+/// under `connect-src 'self'`. The live-quote browser test checks that no
+/// `securitypolicyviolation` fires.
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
     img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
     form-action 'self'; frame-ancestors 'none'";

@@ -22,6 +22,7 @@ pub mod orders;
 pub mod page;
 pub mod page_cache;
 pub mod power;
+pub mod quote;
 pub mod root_password;
 pub mod routes;
 pub mod seo;

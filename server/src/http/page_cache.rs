@@ -1,7 +1,10 @@
 //! Storefront pages are rendered once per set of facts and served from
 //! memory until the facts change (see `facts`). Stock stays exact: every
-//! request asks the database whether anything changed, which costs far less
-//! than rendering. The moment stock was confirmed is filled in per response.
+//! request learns from the database whether anything changed, by a check
+//! that began after the request arrived (on PostgreSQL one read is shared by
+//! the requests that waited for it, see `backend::stock_watch`), which costs
+//! far less than rendering. The moment stock was confirmed is filled in per
+//! response.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};

@@ -19,6 +19,11 @@ pub async fn sitemap(State(state): State<Arc<AppState>>) -> Response {
     };
     let mut pages = vec![String::new()];
     pages.extend(
+        app::storefront::legal::PAGES
+            .iter()
+            .map(|p| (*p).to_owned()),
+    );
+    pages.extend(
         catalog
             .plans
             .iter()

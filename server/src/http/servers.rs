@@ -1,5 +1,5 @@
 //! Servers (owners and technical members): the list, one server's page, its
-//! progress as JSON for the page's script, renaming and showing the root
+//! progress as JSON for the page's progress island, renaming and showing the root
 //! password once. The other actions on a server have files of their own:
 //! `power.rs`, `cancellation.rs`, `snapshots.rs`, `maintenance.rs`,
 //! `console.rs`.
@@ -222,9 +222,10 @@ async fn show(
     detail(&state, parts, &m.0, &id, None).await
 }
 
-/// What the page's script reads every two seconds while a server installs
-/// or restarts: its state and progress, already in the page's language.
-/// A script reads it, so failures are bare statuses, not pages.
+/// What the page's progress island (`app/src/portal/progress.rs`) reads
+/// every two seconds while a server installs or restarts: its state and
+/// progress, already in the page's language. A script reads it, so
+/// failures are bare statuses, not pages.
 async fn progress(
     State(state): State<Arc<AppState>>,
     m: Member,

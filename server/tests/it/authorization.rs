@@ -23,6 +23,7 @@ use Want::{Ok, Redirect, Status};
 
 const LOGIN: Want = Redirect("/en/login");
 const DENIED: Want = Status(403);
+const ACCOUNT: Want = Redirect("/en/account");
 
 /// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
 /// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`;
@@ -45,12 +46,18 @@ const ROWS: &[Row] = &[
         &[],
         [Ok, Ok, Ok, Ok, Ok, Ok],
     ),
+    // Storefront frame (issue 16): the footer's pages, cached for everyone.
+    ("GET", "/{lang}/support", "/en/support", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    ("GET", "/{lang}/terms", "/en/terms", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    ("GET", "/{lang}/privacy", "/en/privacy", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    ("GET", "/{lang}/imprint", "/en/imprint", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
     (
         "GET",
         "/{lang}/login",
         "/en/login",
         &[],
-        [Ok, Ok, Ok, Ok, Ok, Ok],
+        // Signed in, "Log in" leads to the account (issue 16, storefront frame).
+        [Ok, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT],
     ),
     (
         "GET",

@@ -193,7 +193,15 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     let body = app
         .wait_for(&owner, &server, "data-event=\"maintenance.started\"")
         .await;
-    assert!(body.contains("In maintenance"), "shown as in maintenance");
+    let state = body
+        .split("data-testid=\"server-state\"")
+        .nth(1)
+        .and_then(|s| s.split('<').next())
+        .unwrap_or_default();
+    assert!(
+        body.contains("In maintenance"),
+        "shown as in maintenance, not {state}"
+    );
     clock.advance(2 * 3600);
     app.post_as(&owner, "/en/login", "/en/login", &fields, &[])
         .await;

@@ -8,6 +8,7 @@ on_both_databases!(
     sold_out_combination_offers_sites_with_stock,
     configure_rejects_unknown_choices,
     structured_data_follows_stock,
+    a_change_shows_on_the_next_request_of_every_replica_under_load,
 );
 
 async fn stock_labels_follow_host_state(db: TestDb) {
@@ -167,5 +168,69 @@ async fn structured_data_follows_stock(db: TestDb) {
     assert!(page
         .body
         .contains("This plan is sold out at every site right now."));
+    app.finish().await;
+}
+
+/// Version reads are shared between concurrent requests (see
+/// `backend::stock_watch`): while 50 clients keep two replicas busy, each
+/// change made by another process shows on the very next request to either.
+async fn a_change_shows_on_the_next_request_of_every_replica_under_load(db: TestDb) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let app = TestApp::spawn(db).await;
+    let replica = app.replica(backend::Clock::system(), |_| {}).await;
+    let free = app.host_names("fra", "g-l40s-x2", "free");
+    assert_eq!(free.len(), 4, "{free:?}");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let served = Arc::new(AtomicUsize::new(0));
+    let mut load = tokio::task::JoinSet::new();
+    for n in 0..50 {
+        let base = if n % 2 == 0 { &app.base } else { &replica };
+        let url = format!("{base}/en");
+        let (client, stop, served) = (app.client.clone(), stop.clone(), served.clone());
+        load.spawn(async move {
+            // At least one request each, then until told to stop.
+            loop {
+                let response = client.get(&url).send().await.expect("a load request");
+                assert_eq!(response.status().as_u16(), 200);
+                response.text().await.expect("a load body");
+                served.fetch_add(1, Ordering::Relaxed);
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        });
+    }
+    let next = |base: String| {
+        let client = app.client.clone();
+        async move {
+            let body = client
+                .get(format!("{base}/en"))
+                .send()
+                .await
+                .expect("the next request")
+                .text()
+                .await
+                .expect("its body");
+            crate::common::stock_cell(&body, "fra", "g-l40s-x2")
+        }
+    };
+    for (host, expected) in free.iter().zip(["in-stock", "few", "few", "sold-out"]) {
+        // Runs while the load goes on; returns once the change committed.
+        app.ops_ok(&["hosts", "set", host, "maintenance", "--reason", "test"]);
+        assert_eq!(next(app.base.clone()).await, expected, "this replica");
+        assert_eq!(next(replica.clone()).await, expected, "the other replica");
+    }
+    app.ops_ok(&["hosts", "set", &free[0], "free"]);
+    assert_eq!(next(replica.clone()).await, "few");
+    assert_eq!(next(app.base.clone()).await, "few");
+
+    stop.store(true, Ordering::Relaxed);
+    while let Some(done) = load.join_next().await {
+        done.expect("a load client");
+    }
+    assert!(served.load(Ordering::Relaxed) >= 50);
     app.finish().await;
 }

@@ -82,7 +82,7 @@ async fn plans_show_the_seed_facts(db: TestDb) {
 
     let zh = app.get("/zh").await;
     for fact in [
-        "最常用",
+        "最受欢迎",
         "推理与轻量训练",
         "€1,420.00",
         "/月",
@@ -174,8 +174,8 @@ async fn every_section_renders_in_both_languages(db: TestDb) {
         }
         assert_eq!(
             page.body.matches("<details").count(),
-            6,
-            "{lang}: six FAQ entries"
+            7,
+            "{lang}: seven FAQ entries"
         );
         // Five items plus the section heading.
         assert_eq!(

@@ -1,0 +1,43 @@
+//! How to reach support: the address from configuration, what to put in
+//! the message, and the portal pages that often answer the question first.
+
+use leptos::prelude::*;
+
+use super::href;
+use super::layout::Page;
+use super::legal::SupportEmail;
+use super::not_found::NotFound;
+use crate::i18n::site;
+use crate::shell::route_lang;
+
+#[component]
+pub fn SupportPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let s = site(lang);
+    view! {
+        <Page lang title=s.support_title.to_owned() description=s.support_description.to_owned() rest="/support".to_owned()>
+            <article class="section legal" aria-labelledby="legal-title">
+                <h1 id="legal-title">{s.support_title}</h1>
+                <p class="lead">{s.support_intro}</p>
+                <p class="support-email">
+                    {s.support_write_to}" "
+                    <SupportEmail />
+                </p>
+                <h2>{s.support_include_heading}</h2>
+                <ul>{s.support_include.iter().map(|item| view! { <li>{*item}</li> }).collect_view()}</ul>
+                <p>{s.support_no_promise}</p>
+                <h2>{s.support_self_heading}</h2>
+                <p>{s.support_self_intro}</p>
+                <ul data-testid="support-portal-links">
+                    <li><a href=href(lang, "/servers")>{s.support_servers_link}</a></li>
+                    <li><a href=href(lang, "/billing")>{s.support_billing_link}</a></li>
+                    <li><a href=href(lang, "/account")>{s.support_account_link}</a></li>
+                </ul>
+                <p>{s.support_scale}</p>
+            </article>
+        </Page>
+    }
+    .into_any()
+}
