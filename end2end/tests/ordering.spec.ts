@@ -45,7 +45,8 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
 
   await page.getByLabel('Server name').fill('trainer-1');
   await page.getByLabel('Debian 13').check();
-  await expect(page.locator('.order-live')).toHaveCount(1);
+  // Hydrated: from now on a change is quoted live.
+  await expect(page.locator('.order-live[data-live]')).toHaveCount(1);
   const orderUrl = page.url();
   await page.locator('input[name="addons"][value="offsite-backup"]').check();
   // The live quote prices the add-on in place (German VAT from the profile)…

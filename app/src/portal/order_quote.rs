@@ -121,6 +121,10 @@ pub fn OrderLiveQuote(
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
     let asked = RwSignal::new(Vec::<String>::new());
+    // Marks the block once hydrated (effects run only in the browser), so
+    // a test knows a change from now on is quoted live.
+    let live = RwSignal::new(false);
+    Effect::new(move |_| live.set(true));
     let on_change = move |ev: leptos::ev::Event| {
         use leptos::wasm_bindgen::JsCast;
         let target = event_target::<leptos::web_sys::Element>(&ev);
@@ -166,5 +170,13 @@ pub fn OrderLiveQuote(
         });
     };
     // One element around server HTML, as the configurator's island.
-    view! { <div class="order-live" node_ref=root on:change=on_change inner_html=first.0></div> }
+    view! {
+        <div
+            class="order-live"
+            node_ref=root
+            on:change=on_change
+            data-live=move || live.get().then_some("on")
+            inner_html=first.0
+        ></div>
+    }
 }
