@@ -132,6 +132,16 @@ impl Application {
         if !config.development() && config.seller_iban.contains("TEST") {
             anyhow::bail!("SELLER_IBAN (and the other SELLER_* settings) must be set in production: invoices print them");
         }
+        // The imprint and the support page print these: a placeholder
+        // would be a false legal notice and an address nobody reads.
+        if !config.development()
+            && (config.seller_register.contains("(development)")
+                || config.support_email.ends_with("@example.com"))
+        {
+            anyhow::bail!(
+                "SELLER_REGISTER and SUPPORT_EMAIL must be set in production: the imprint and the support page print them"
+            );
+        }
         let stripe = match &config.stripe_secret_key {
             Some(key) => Some(backend::billing::stripe::StripeClient::new(
                 &config.stripe_api_base,

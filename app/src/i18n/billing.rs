@@ -3,7 +3,6 @@
 
 pub struct Billing {
     pub nav_billing: &'static str,
-    pub nav_finance: &'static str,
     pub title: &'static str,
     pub intro: &'static str,
     pub profile_title: &'static str,

@@ -2,7 +2,6 @@ use super::billing::Billing;
 
 pub static BILLING_EN: Billing = Billing {
     nav_billing: "Billing",
-    nav_finance: "Finance",
     title: "Billing",
     intro: "Invoices are issued each month for every server and paid by bank transfer. Prices are ex VAT; VAT follows the billing profile below.",
     profile_title: "Billing profile",

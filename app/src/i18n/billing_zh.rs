@@ -2,7 +2,6 @@ use super::billing::Billing;
 
 pub static BILLING_ZH: Billing = Billing {
     nav_billing: "账务",
-    nav_finance: "财务",
     title: "账务",
     intro: "每台服务器每月开具一张发票，通过银行转账付款。价格不含增值税；增值税按下方的账单资料计算。",
     profile_title: "账单资料",

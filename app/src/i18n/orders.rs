@@ -5,7 +5,6 @@ pub struct Orders {
     pub nav_servers: &'static str,
     pub nav_orders: &'static str,
     pub nav_keys: &'static str,
-    pub nav_inventory: &'static str,
 
     pub order_title: fn(&str) -> String,
     pub order_intro: &'static str,

@@ -4,7 +4,6 @@ pub static ORDERS_EN: Orders = Orders {
     nav_servers: "Servers",
     nav_orders: "Orders",
     nav_keys: "SSH keys",
-    nav_inventory: "Inventory",
 
     order_title: |plan| format!("Order {plan}"),
     order_intro: "Choose how the server is delivered. The summary shows exactly what you’ll pay each month.",

@@ -4,7 +4,6 @@ pub static ORDERS_ZH: Orders = Orders {
     nav_servers: "服务器",
     nav_orders: "订单",
     nav_keys: "SSH 密钥",
-    nav_inventory: "库存",
 
     order_title: |plan| format!("订购 {plan}"),
     order_intro: "选择服务器的交付方式。摘要会准确列出您每月要支付的金额。",

@@ -50,7 +50,6 @@ pub struct Ui {
 
     pub latency_caption: &'static str,
     pub latency_city: &'static str,
-    pub latency_country: &'static str,
     pub latency_nearest: &'static str,
     pub latency_rtt: &'static str,
     pub latency_pick_city: &'static str,

@@ -46,7 +46,6 @@ pub static UI_EN: Ui = Ui {
 
     latency_caption: "Median round trips from our probe cities to each site",
     latency_city: "Probe city",
-    latency_country: "Country or region",
     latency_nearest: "Nearest site",
     latency_rtt: "Round trip",
     latency_pick_city: "Choose your city",

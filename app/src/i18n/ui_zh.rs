@@ -46,7 +46,6 @@ pub static UI_ZH: Ui = Ui {
 
     latency_caption: "从探针城市到各站点的往返时间中位数",
     latency_city: "探针城市",
-    latency_country: "国家/地区",
     latency_nearest: "最近的站点",
     latency_rtt: "往返时间",
     latency_pick_city: "选择您所在的城市",

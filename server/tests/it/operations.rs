@@ -232,5 +232,13 @@ async fn production_needs_a_secret_key_and_the_sellers_bank_account() {
         .map(|e| format!("{e:#}"));
     assert!(error.unwrap_or_default().contains("SELLER_IBAN"));
     config.seller_iban = "NL91 ABNA 0417 1643 00".to_owned();
+    // The imprint and the support page print who we are and where to write.
+    let error = server::startup::Application::build(config.clone())
+        .await
+        .err()
+        .map(|e| format!("{e:#}"));
+    assert!(error.unwrap_or_default().contains("SUPPORT_EMAIL"));
+    config.seller_register = "Amsterdam Chamber of Commerce (KvK) 12345678".to_owned();
+    config.support_email = "support@gpu.host.example.net".to_owned();
     assert!(server::startup::Application::build(config).await.is_ok());
 }

@@ -362,6 +362,8 @@ async fn staff_in_production_need_two_factor_and_no_outbox(db: TestDb) {
         config.environment = server::config::Environment::Production;
         config.secret_key = Some(server::config::Redacted("ab".repeat(32)));
         config.seller_iban = "NL91 ABNA 0417 1643 00".to_owned();
+        config.seller_register = "Amsterdam Chamber of Commerce (KvK) 12345678".to_owned();
+        config.support_email = "support@gpu.host.example.net".to_owned();
     })
     .await;
     let email = "ops@gpu.example.com";
