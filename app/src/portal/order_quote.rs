@@ -73,31 +73,21 @@ pub async fn order_quote(
     let customer = backend::orders::pricing::customer(&cx.db, &organization_id)
         .await
         .map_err(unavailable)?;
-    if let Some(customer) = &customer {
-        form.vat_id_unconfirmed = customer
-            .profile
-            .unconfirmed_vat_id(&cx.seller_country)
-            .map(|(vat_id, said)| (vat_id.to_owned(), said.as_str().to_owned()));
-        form.quote = backend::orders::pricing::quote(
-            &cx.db,
-            &facts.catalog,
-            &plan,
-            &form.addons,
-            &customer.billed(&cx.seller_country),
-            cx.clock.now(),
-        )
-        .await
-        .map_err(unavailable)?
-        .ok();
-    }
-    // Without a billing profile: plan and add-ons ex VAT, as the page shows.
-    let priced = form
-        .addons
-        .iter()
-        .filter_map(|id| Some((id.clone(), facts.catalog.addon(id)?.price_for(&plan.id)?)))
-        .collect();
-    form.net =
-        Some(domain::Quote::new(plan.monthly_price, priced, domain::VatTreatment::OutsideEu).net);
+    // The same summary the order form computes.
+    let summary = backend::orders::pricing::summary(
+        &cx.db,
+        &facts.catalog,
+        &plan,
+        &form.addons,
+        customer.as_ref(),
+        &cx.seller_country,
+        cx.clock.now(),
+    )
+    .await
+    .map_err(unavailable)?;
+    form.quote = summary.quote;
+    form.net = Some(summary.net);
+    form.vat_id_unconfirmed = summary.vat_id_unconfirmed;
     let level = facts.stock.level(&site.code, &plan.id);
     let addons = form.addons.clone();
     let summary = view! { <super::order::Summary lang plan form /> }.to_html();

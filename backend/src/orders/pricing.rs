@@ -116,3 +116,48 @@ pub async fn quote(
     );
     Ok(Ok(Quote::new(plan.monthly_price, addons, treatment)))
 }
+
+/// What the order form's summary shows for a choice: the quote with VAT
+/// when the organization has a billing profile, the net price either way,
+/// and a VAT ID that VIES has not confirmed (so the summary can say why
+/// VAT is charged). The form and its live quote both read this.
+pub struct Summary {
+    pub quote: Option<Quote>,
+    pub net: domain::Money,
+    /// (VAT ID, its check's state) when confirming it would change the VAT.
+    pub vat_id_unconfirmed: Option<(String, String)>,
+}
+
+pub async fn summary(
+    db: &Db,
+    catalog: &Catalog,
+    plan: &Plan,
+    addon_ids: &[String],
+    customer: Option<&Customer>,
+    seller_country: &str,
+    at: i64,
+) -> anyhow::Result<Summary> {
+    let (quote, vat_id_unconfirmed) = match customer {
+        Some(customer) => {
+            let billed = customer.billed(seller_country);
+            let quote = quote(db, catalog, plan, addon_ids, &billed, at).await?.ok();
+            let unconfirmed = customer
+                .profile
+                .unconfirmed_vat_id(seller_country)
+                .map(|(vat_id, said)| (vat_id.to_owned(), said.as_str().to_owned()));
+            (quote, unconfirmed)
+        }
+        None => (None, None),
+    };
+    // Without a billing profile: plan and add-ons ex VAT.
+    let priced = addon_ids
+        .iter()
+        .filter_map(|id| Some((id.clone(), catalog.addon(id)?.price_for(&plan.id)?)))
+        .collect();
+    let net = Quote::new(plan.monthly_price, priced, VatTreatment::OutsideEu).net;
+    Ok(Summary {
+        quote,
+        net,
+        vat_id_unconfirmed,
+    })
+}

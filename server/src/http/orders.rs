@@ -147,36 +147,20 @@ async fn prepare(
             country: p.country.clone(),
             vat_id: p.vat_id.clone(),
         });
-        // A VAT ID that would be reverse charged if VIES confirmed it: the
-        // summary says why VAT is charged.
-        form.vat_id_unconfirmed = p
-            .unconfirmed_vat_id(&state.seller.country)
-            .map(|(vat_id, said)| (vat_id.to_owned(), said.as_str().to_owned()));
-        let billed = customer.billed(&state.seller.country);
-        form.quote = orders::pricing::quote(
-            &state.db,
-            &facts.catalog,
-            plan,
-            &form.addons,
-            &billed,
-            state.clock.now(),
-        )
-        .await?
-        .ok();
     }
-    let priced: Vec<String> = form.addons.clone();
-    let with_outside = domain::Quote::new(
-        plan.monthly_price,
-        priced
-            .iter()
-            .filter_map(|id| {
-                let price = facts.catalog.addon(id)?.price_for(&plan.id)?;
-                Some((id.clone(), price))
-            })
-            .collect(),
-        domain::VatTreatment::OutsideEu,
-    );
-    form.net = Some(with_outside.net);
+    let summary = orders::pricing::summary(
+        &state.db,
+        &facts.catalog,
+        plan,
+        &form.addons,
+        customer.as_ref(),
+        &state.seller.country,
+        state.clock.now(),
+    )
+    .await?;
+    form.quote = summary.quote;
+    form.net = Some(summary.net);
+    form.vat_id_unconfirmed = summary.vat_id_unconfirmed;
     if form.idempotency_key.is_empty() {
         form.idempotency_key = backend::accounts::tokens::random_token()?;
     }
