@@ -378,7 +378,13 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), page_cache::storefront));
     let assets = ServeDir::new(&state.config.site_root).fallback(not_found);
 
-    Router::new()
+    // Files at the root, before `/{lang}` claims their paths.
+    let mut router = Router::new();
+    for file in ["favicon.svg", "islands.js", "console.js", "copy.js"] {
+        let path = format!("/{file}");
+        router = router.route_service(&path, ServeFile::new(state.config.site_root.join(file)));
+    }
+    router
         .route("/", get(lang::root))
         .route("/{lang}/", get(lang::trailing_slash))
         .route("/stripe/webhook", post(crate::http::stripe::webhook))
@@ -387,24 +393,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(health::metrics))
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
-        // Before `/{lang}` claims it.
-        .route_service(
-            "/favicon.svg",
-            ServeFile::new(state.config.site_root.join("favicon.svg")),
-        )
-        .route_service(
-            "/islands.js",
-            ServeFile::new(state.config.site_root.join("islands.js")),
-        )
         .merge(islands)
-        .route_service(
-            "/console.js",
-            ServeFile::new(state.config.site_root.join("console.js")),
-        )
-        .route_service(
-            "/copy.js",
-            ServeFile::new(state.config.site_root.join("copy.js")),
-        )
         // The consoles' libraries (scripts/setup.sh puts them there).
         .nest_service(
             "/vendor",
