@@ -131,6 +131,15 @@ async fn user_with_hash(db: &Db, email: &str) -> anyhow::Result<Option<(User, St
         .transpose()
 }
 
+/// A person's name as an account keeps it: trimmed, 1–100 characters.
+pub fn person_name(raw: &str) -> Result<String, AccountError> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(AccountError::InvalidName);
+    }
+    Ok(name.to_owned())
+}
+
 /// Creates the user, their organization (they own it) and sends the
 /// verification mail. A known email gets a notice instead; the caller sees
 /// the same success either way.
@@ -141,10 +150,7 @@ pub async fn sign_up(
     input: SignUp,
 ) -> Result<(), AccountError> {
     let email = normalize_email(&input.email)?;
-    let name = input.name.trim().to_owned();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(AccountError::InvalidName);
-    }
+    let name = person_name(&input.name)?;
     let company = input
         .company
         .map(|c| c.trim().to_owned())
@@ -217,7 +223,7 @@ pub async fn sign_up(
         organization_id: Some(&org_id),
         user_id: Some(&user_id),
         actor: &email,
-        action: "account.created",
+        action: audit::ACCOUNT_CREATED,
         detail: "",
         ip: None,
         at: now,

@@ -202,10 +202,7 @@ pub async fn sign_up(
         .rollback()
         .await
         .context("ending the invitation check")?;
-    let name = input.name.trim().to_owned();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(OrgError::Account(AccountError::InvalidName));
-    }
+    let name = accounts::person_name(input.name).map_err(OrgError::Account)?;
     password::check(&input.password, &[&email, &name])
         .map_err(|p| OrgError::Account(AccountError::Password(p)))?;
     let hash = password::hash(input.password).await?;
