@@ -22,14 +22,22 @@ pub enum QuoteError {
 impl FromServerFnError for QuoteError {
     type Encoder = JsonEncoding;
 
+    /// On the server this is a call whose arguments did not decode: the
+    /// caller's mistake (400), not ours.
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        QuoteError::Call(value)
+        QuoteError::Call(value).answer()
     }
 }
 
 impl QuoteError {
-    /// Sets this error's status on the response being built and hands the
-    /// error back, for `return Err(QuoteError::NotAllowed.answer())`.
+    /// Sets this error's status on the response being built (on the
+    /// server; in the browser there is none) and hands the error back, for
+    /// `return Err(QuoteError::NotAllowed.answer())`.
+    #[cfg(not(feature = "ssr"))]
+    pub fn answer(self) -> Self {
+        self
+    }
+
     #[cfg(feature = "ssr")]
     pub fn answer(self) -> Self {
         use http::StatusCode;

@@ -248,7 +248,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 
 /// Every route of the application as (method, path pattern).
 pub fn route_inventory() -> Vec<(String, String)> {
-    routes::inventory()
+    // The islands' server functions too: each needs its row like a page.
+    let server_fns = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, method)| (method.to_string(), path.to_owned()));
+    routes::inventory().into_iter().chain(server_fns).collect()
 }
 
 fn router(state: Arc<AppState>) -> Router {

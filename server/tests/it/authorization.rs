@@ -486,6 +486,24 @@ const ROWS: &[Row] = &[
         &[("token", "nope"), ("name", "N"), ("password", "amber lantern meadow")],
         [Status(422); 6],
     ),
+    // The islands' server functions (issue 16): the configurator's quote is
+    // public; the order quote only for roles that may order, priced for
+    // the caller's own organization (staff have none). Called as the
+    // browser does, same-origin (see the loop below).
+    (
+        "POST",
+        "/api/quote",
+        "/api/quote",
+        &[("lang", "En"), ("plan", "g-ada"), ("site", "fra")],
+        [Ok; 6],
+    ),
+    (
+        "POST",
+        "/api/order-quote",
+        "/api/order-quote",
+        &[("lang", "En"), ("plan", "g-ada"), ("site", "fra")],
+        [DENIED, Ok, Ok, DENIED, Ok, DENIED],
+    ),
     // Last: it ends the sessions.
     (
         "POST",
@@ -626,7 +644,18 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
             } else {
                 let refs: Vec<(&str, &str)> =
                     fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
-                app.post_as(caller, "/en/login", path, &refs, &[]).await
+                // Server functions answer only same-origin calls, as a
+                // browser's fetch makes them.
+                let same_origin = [
+                    ("origin", app.base.as_str()),
+                    ("sec-fetch-site", "same-origin"),
+                ];
+                let headers: &[(&str, &str)] = if path.starts_with("/api/") {
+                    &same_origin
+                } else {
+                    &[]
+                };
+                app.post_as(caller, "/en/login", path, &refs, headers).await
             };
             let got = match page.status {
                 200 => Ok,
