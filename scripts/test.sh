@@ -12,6 +12,24 @@ if ! command -v chromium >/dev/null || ! command -v psql >/dev/null || ! command
     chromium chromium-driver postgresql-client default-jre-headless >/dev/null
 fi
 
+say "Redfish BMC emulator (sushy-tools, for the Fleet's tests)"
+# The Redfish Fleet's tests start sushy-tools' emulator through
+# server/tests/fixtures/redfish/emulator.py, with the Python of this venv.
+# Every package pinned in requirements.txt; reinstalled when it changes.
+SUSHY_REQUIREMENTS="$ROOT/server/tests/fixtures/redfish/requirements.txt"
+SUSHY_VENV="$CACHE/tools/sushy"
+SUSHY_STAMP="$(sha256sum "$SUSHY_REQUIREMENTS" | cut -c1-16)"
+if [ "$(cat "$SUSHY_VENV/.stamp" 2>/dev/null)" != "$SUSHY_STAMP" ]; then
+  if ! python3 -c 'import ensurepip' 2>/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  fi
+  rm -rf "$SUSHY_VENV"
+  python3 -m venv "$SUSHY_VENV"
+  "$SUSHY_VENV/bin/python" -m pip install -q -r "$SUSHY_REQUIREMENTS"
+  echo "$SUSHY_STAMP" > "$SUSHY_VENV/.stamp"
+fi
+export SUSHY_EMULATOR_PYTHON="$SUSHY_VENV/bin/python"
+
 # The shared target directory must not grow with every run (each clone's
 # path gives the workspace crates new artifacts): no incremental caches in
 # test runs, and this workspace's own artifacts rebuilt fresh each time.

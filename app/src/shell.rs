@@ -96,6 +96,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/keys") view=crate::portal::keys::KeysPage />
                 <Route path=path!("/:lang/alerts/unsubscribe") view=crate::portal::alerts::UnsubscribePage />
                 <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />
+                <Route path=path!("/:lang/staff/hosts/:name") view=crate::portal::host_page::HostPage />
                 <Route path=path!("/:lang/staff/orders") view=crate::portal::inventory::StaffOrdersPage />
                 <Route path=path!("/:lang/billing") view=crate::portal::billing::BillingPage />
                 <Route path=path!("/:lang/billing/profile") view=crate::portal::billing_profile::BillingProfilePage />

@@ -69,6 +69,7 @@ pub const ACTIONS: &[&str] = &[
     "maintenance.proposed",
     "maintenance.confirmed",
     "host.degraded",
+    "host.bmc_set",
 ];
 
 pub struct Entry<'a> {

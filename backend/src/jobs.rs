@@ -180,6 +180,9 @@ pub enum Outcome {
     Done,
     /// Try again at this time (a temporary failure).
     RetryAt(i64, String),
+    /// Look again at this time: the work runs elsewhere (on a host) and is
+    /// not a failed attempt, so it does not count towards retry limits.
+    Wait(i64, String),
     /// Give up: the job can never succeed.
     Dead(String),
 }
@@ -215,11 +218,17 @@ pub async fn finish(
     let (state, run_at, error) = match outcome {
         Outcome::Done => ("done", None, None),
         Outcome::RetryAt(at, error) => ("queued", Some(*at), Some(error.as_str())),
+        Outcome::Wait(at, what) => ("queued", Some(*at), Some(what.as_str())),
         Outcome::Dead(error) => ("dead", None, Some(error.as_str())),
     };
+    // A wait is no failed attempt; and if the host reported meanwhile
+    // (`woken`), the next look is now, not after the pause.
+    let waiting = matches!(outcome, Outcome::Wait(..));
     sqlx::query(
-        "update jobs set state = $1, run_at = coalesce($2, run_at), last_error = $3, \
-         lease_owner = null, lease_until = null, updated_at = $4 \
+        "update jobs set state = $1, \
+         run_at = case when $7 = 1 and woken = 1 then $4 else coalesce($2, run_at) end, \
+         last_error = $3, lease_owner = null, lease_until = null, updated_at = $4, \
+         attempts = attempts - $7, woken = 0 \
          where id = $5 and lease_owner = $6",
     )
     .bind(state)
@@ -228,6 +237,7 @@ pub async fn finish(
     .bind(now)
     .bind(&job.id)
     .bind(owner)
+    .bind(i64::from(waiting))
     .execute(&db.pool)
     .await
     .context("finishing a job")?;

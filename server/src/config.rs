@@ -94,6 +94,56 @@ pub struct Config {
     /// telemetry, in seconds.
     #[arg(long, env = "FLEET_HEALTH_SECS", default_value_t = 300)]
     pub fleet_health_secs: u64,
+    /// Which Fleet drives hosts: `dev` simulates a data centre on this
+    /// machine (the default); `redfish` drives real hosts through their
+    /// BMCs (docs/OPERATIONS.md, "Racking a real host").
+    #[arg(long, env = "FLEET", value_enum, default_value_t = FleetKind::Dev)]
+    pub fleet: FleetKind,
+    /// Redfish Fleet: the folder of boot images, `<os image>.iso` and
+    /// `wipe.iso`, each with a seed area.
+    #[arg(long, env = "FLEET_IMAGE_DIR", default_value = "data/images")]
+    pub fleet_image_dir: PathBuf,
+    /// Redfish Fleet: our URL as BMCs and booted images reach it, for boot
+    /// media and installer reports (default: PUBLIC_BASE_URL).
+    #[arg(long, env = "FLEET_CALLBACK_URL")]
+    pub fleet_callback_url: Option<String>,
+    /// Redfish Fleet: PEM certificates of the CA that signs the BMCs'
+    /// certificates (default: the public web PKI). A host marked as having
+    /// a self-signed BMC skips the check.
+    #[arg(long, env = "FLEET_BMC_CA_BUNDLE")]
+    pub fleet_bmc_ca_bundle: Option<PathBuf>,
+    /// Redfish Fleet: seconds a BMC has to answer one request.
+    #[arg(long, env = "FLEET_BMC_TIMEOUT_SECS", default_value_t = 30)]
+    pub fleet_bmc_timeout_secs: u64,
+    /// Redfish Fleet: minutes an installer has from boot to its last report.
+    #[arg(long, env = "FLEET_INSTALL_MINUTES", default_value_t = 45)]
+    pub fleet_install_minutes: i64,
+    /// Redfish Fleet: minutes a wipe image has.
+    #[arg(long, env = "FLEET_WIPE_MINUTES", default_value_t = 180)]
+    pub fleet_wipe_minutes: i64,
+    /// Redfish Fleet: seconds a power action may take to show.
+    #[arg(long, env = "FLEET_POWER_WAIT_SECS", default_value_t = 120)]
+    pub fleet_power_wait_secs: u64,
+    /// Redfish Fleet: the ipmitool program (IPMI Serial-over-LAN consoles).
+    #[arg(long, env = "FLEET_IPMITOOL", default_value = "ipmitool")]
+    pub fleet_ipmitool: PathBuf,
+    /// Redfish Fleet: the OpenSSH client (BMC SSH serial consoles).
+    #[arg(long, env = "FLEET_SSH", default_value = "ssh")]
+    pub fleet_ssh: PathBuf,
+    /// Redfish Fleet: the file of the BMCs' SSH host keys, trusted on
+    /// first use and kept across restarts (its folder is made if missing;
+    /// no blanks, quotes, backslashes or `%` in the path: ssh reads those).
+    #[arg(
+        long,
+        env = "FLEET_SSH_KNOWN_HOSTS",
+        default_value = "data/bmc_known_hosts"
+    )]
+    pub fleet_ssh_known_hosts: PathBuf,
+    /// Redfish Fleet: the site's switch automation, run as `HOOK
+    /// disable|enable HOST` to cut or restore a suspended server's public
+    /// network (exit status 0 for done).
+    #[arg(long, env = "FLEET_NETWORK_HOOK")]
+    pub fleet_network_hook: Option<PathBuf>,
     /// The company that issues invoices: legal name, as printed on them.
     #[arg(
         long,
@@ -188,6 +238,12 @@ pub enum ViesChoice {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FleetKind {
+    Dev,
+    Redfish,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Environment {
     Development,
     Production,
@@ -226,6 +282,66 @@ pub enum Command {
 }
 
 impl Config {
+    /// What seals secrets at rest (TOTP keys, root passwords, BMC
+    /// passwords): `SECRET_KEY`, or a public key in development.
+    pub fn sealer(&self) -> anyhow::Result<backend::sealing::Sealer> {
+        match (&self.secret_key, self.development()) {
+            (Some(key), _) => backend::sealing::Sealer::from_hex(key.expose()),
+            (None, true) => Ok(backend::sealing::Sealer::development()),
+            (None, false) => anyhow::bail!(
+                "SECRET_KEY is required in production (64 hex characters: openssl rand -hex 32)"
+            ),
+        }
+    }
+
+    /// The Redfish Fleet as configured (built whatever `FLEET` says: staff
+    /// and operators check hosts' BMCs before the switch).
+    pub fn redfish_fleet(
+        &self,
+        db: &backend::Db,
+        sealer: &backend::sealing::Sealer,
+        clock: &backend::Clock,
+    ) -> anyhow::Result<backend::fleet::redfish::RedfishFleet> {
+        use anyhow::Context;
+        use backend::fleet::redfish::{
+            media::ImageStore, BmcClients, RedfishFleet, RedfishSettings,
+        };
+        use std::time::Duration;
+        let ca_bundle = match &self.fleet_bmc_ca_bundle {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .with_context(|| format!("reading FLEET_BMC_CA_BUNDLE {}", path.display()))?,
+            ),
+            None => None,
+        };
+        let clients = BmcClients::new(
+            ca_bundle.as_deref(),
+            Duration::from_secs(self.fleet_bmc_timeout_secs.max(1)),
+        )?;
+        let settings = RedfishSettings {
+            callback_base: self
+                .fleet_callback_url
+                .clone()
+                .unwrap_or_else(|| self.public_base_url.clone()),
+            images: ImageStore::new(&self.fleet_image_dir),
+            install_limit: self.fleet_install_minutes.max(1) * 60,
+            wipe_limit: self.fleet_wipe_minutes.max(1) * 60,
+            power_wait: Duration::from_secs(self.fleet_power_wait_secs.max(1)),
+            task_wait: Duration::from_secs(600),
+            ipmitool: self.fleet_ipmitool.clone(),
+            ssh: self.fleet_ssh.clone(),
+            known_hosts: self.fleet_ssh_known_hosts.clone(),
+            network_hook: self.fleet_network_hook.clone(),
+        };
+        Ok(RedfishFleet::new(
+            db.clone(),
+            sealer.clone(),
+            clock.clone(),
+            clients,
+            settings,
+        ))
+    }
+
     /// A configuration for tests and tools: the given database, port 0.
     pub fn for_database(url: &str) -> Config {
         Config {
@@ -246,6 +362,18 @@ impl Config {
             fleet_dev_faulty_hosts: Vec::new(),
             fleet_dev_degrading_hosts: Vec::new(),
             fleet_health_secs: 300,
+            fleet: FleetKind::Dev,
+            fleet_image_dir: PathBuf::from("data/images"),
+            fleet_callback_url: None,
+            fleet_bmc_ca_bundle: None,
+            fleet_bmc_timeout_secs: 30,
+            fleet_install_minutes: 45,
+            fleet_wipe_minutes: 180,
+            fleet_power_wait_secs: 120,
+            fleet_ipmitool: PathBuf::from("ipmitool"),
+            fleet_ssh: PathBuf::from("ssh"),
+            fleet_ssh_known_hosts: PathBuf::from("data/bmc_known_hosts"),
+            fleet_network_hook: None,
             seller_name: "Example GPU Hosting B.V. (development)".to_owned(),
             seller_address: "Keizersgracht 1, 1015 CJ Amsterdam, Netherlands".to_owned(),
             seller_register: "KvK 00000000 (development)".to_owned(),

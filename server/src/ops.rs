@@ -3,6 +3,7 @@
 //! the storefront's next request (see `backend::stock_watch`).
 
 use anyhow::Context;
+use backend::fleet::redfish::power::HostPower;
 use backend::inventory::{self, HostFilter, HostState};
 use backend::{latency, Clock, Db};
 use clap::{Subcommand, ValueEnum};
@@ -22,9 +23,35 @@ pub enum HostsCommand {
         /// Plan id: g-ada, g-l40s, g-l40s-x2.
         #[arg(long)]
         plan: String,
-        /// How many hosts to add (1–500).
+        /// How many hosts to add (1–500; one when a BMC is given).
         #[arg(long, default_value_t = 1)]
         count: u32,
+        /// The host's BMC: it is added in maintenance, checked, and put in
+        /// stock only if its GPUs are the plan's.
+        #[command(flatten)]
+        bmc: BmcArgs,
+    },
+    /// Give a host its BMC (or a new one); the host must pass a check
+    /// before it is sold again.
+    Bmc {
+        name: String,
+        #[command(flatten)]
+        bmc: BmcArgs,
+    },
+    /// Read a host's BMC: model, serial, BIOS, power state and GPUs. A host
+    /// whose GPUs are not its plan's is refused (taken out of stock).
+    Check { name: String },
+    /// A host's history: state changes and Fleet events, newest first.
+    History {
+        name: String,
+        #[arg(long, default_value_t = 20)]
+        limit: i64,
+    },
+    /// Power a host through its BMC, waiting until the state shows.
+    Power {
+        name: String,
+        #[arg(value_enum)]
+        action: PowerArg,
     },
     /// List hosts, optionally filtered.
     List {
@@ -52,6 +79,80 @@ pub enum HostsCommand {
         #[arg(long)]
         reason: String,
     },
+}
+
+/// A host's BMC on the command line. The password is read from a file or
+/// standard input, never taken as a flag (it would stay in shell history
+/// and in the process list).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BmcArgs {
+    /// The BMC's address: `https://10.20.0.15` (its Redfish service).
+    #[arg(long = "bmc-url")]
+    pub url: Option<String>,
+    #[arg(long = "bmc-user")]
+    pub user: Option<String>,
+    /// A file holding the BMC password (its first line), or `-` for stdin.
+    #[arg(long = "bmc-password-file")]
+    pub password_file: Option<PathBuf>,
+    /// Accept the BMC's self-signed certificate (shown on the staff pages).
+    #[arg(long = "bmc-insecure-tls", default_value_t = false)]
+    pub insecure_tls: bool,
+    /// How the serial console is reached: ipmi (Serial-over-LAN, the
+    /// default) or ssh.
+    #[arg(long = "bmc-serial")]
+    pub serial: Option<String>,
+    /// For `--bmc-serial ssh`: the BMC command that attaches the serial
+    /// port (iDRAC `console com2`, iLO `vsp`).
+    #[arg(long = "bmc-serial-command")]
+    pub serial_command: Option<String>,
+    /// The port of the BMC's VNC server (default 5900).
+    #[arg(long = "bmc-vnc-port")]
+    pub vnc_port: Option<u16>,
+}
+
+impl BmcArgs {
+    fn given(&self) -> bool {
+        self.url.is_some() || self.user.is_some() || self.password_file.is_some()
+    }
+
+    fn settings(&self) -> anyhow::Result<backend::inventory::bmc::BmcSettings> {
+        use std::io::Read;
+        let (Some(url), Some(user), Some(file)) = (&self.url, &self.user, &self.password_file)
+        else {
+            anyhow::bail!("a BMC needs --bmc-url, --bmc-user and --bmc-password-file");
+        };
+        let mut password = String::new();
+        if file.as_os_str() == "-" {
+            std::io::stdin()
+                .read_to_string(&mut password)
+                .context("reading the BMC password from stdin")?;
+        } else {
+            password = std::fs::read_to_string(file)
+                .with_context(|| format!("reading the BMC password from {}", file.display()))?;
+        }
+        let password = password.lines().next().unwrap_or("").to_owned();
+        Ok(backend::inventory::bmc::BmcSettings {
+            url: url.clone(),
+            username: user.clone(),
+            password,
+            tls_verify: !self.insecure_tls,
+            serial_console: backend::inventory::bmc::SerialConsole::parse(
+                self.serial.as_deref().unwrap_or("ipmi"),
+            )
+            .context("--bmc-serial is ipmi or ssh")?,
+            serial_command: self.serial_command.clone().unwrap_or_default(),
+            vnc_port: self.vnc_port.unwrap_or(5900),
+        })
+    }
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum PowerArg {
+    On,
+    Off,
+    Shutdown,
+    Reset,
+    Cycle,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -155,7 +256,12 @@ pub async fn hosts(
     let db = open(config).await?;
     let clock = Clock::system();
     match command {
-        HostsCommand::Add { site, plan, count } => {
+        HostsCommand::Add {
+            site,
+            plan,
+            count,
+            bmc,
+        } if !bmc.given() => {
             let added = inventory::add_hosts(&db, &clock, &site, &plan, count, &operator()).await?;
             for host in &added {
                 writeln!(
@@ -164,6 +270,70 @@ pub async fn hosts(
                     host.name, host.plan, host.site
                 )?;
             }
+        }
+        HostsCommand::Add {
+            site,
+            plan,
+            count,
+            bmc,
+        } => {
+            anyhow::ensure!(count == 1, "a host with a BMC is added one at a time");
+            // Read before anything is written: a wrong file adds nothing.
+            let settings = bmc.settings()?;
+            let added = inventory::add_hosts(&db, &clock, &site, &plan, 1, &operator()).await?;
+            let name = added.first().context("one host added")?.name.clone();
+            // Out of stock until its check passed.
+            inventory::set_state(
+                &db,
+                &clock,
+                &name,
+                HostState::Maintenance,
+                &operator(),
+                "racked; waiting for its BMC check",
+            )
+            .await?;
+            inventory::bmc::set(&db, &config.sealer()?, &clock, &name, &settings).await?;
+            writeln!(out, "added {name} ({plan} at {site}), checking its BMC")?;
+            check_host(config, &db, &clock, &name, true, out).await?;
+        }
+        HostsCommand::Bmc { name, bmc } => {
+            let settings = bmc.settings()?;
+            inventory::bmc::set(&db, &config.sealer()?, &clock, &name, &settings).await?;
+            writeln!(out, "{name}: BMC set; run `server hosts check {name}`")?;
+        }
+        HostsCommand::History { name, limit } => {
+            let events = inventory::history::of_host(&db, &name, limit.clamp(1, 1000))
+                .await?
+                .with_context(|| format!("no host is called {name:?}"))?;
+            for e in &events {
+                let change = match &e.from_state {
+                    Some(from) if *from != e.to_state => format!("{from} → {}", e.to_state),
+                    _ => e.to_state.clone(),
+                };
+                writeln!(
+                    out,
+                    "{}  {:<24} {:<20} {}",
+                    domain::time::format_datetime(e.at),
+                    change,
+                    e.actor,
+                    e.reason
+                )?;
+            }
+        }
+        HostsCommand::Check { name } => {
+            check_host(config, &db, &clock, &name, false, out).await?;
+        }
+        HostsCommand::Power { name, action } => {
+            let fleet = config.redfish_fleet(&db, &config.sealer()?, &clock)?;
+            let action = match action {
+                PowerArg::On => HostPower::On,
+                PowerArg::Off => HostPower::Off,
+                PowerArg::Shutdown => HostPower::Shutdown,
+                PowerArg::Reset => HostPower::Reset,
+                PowerArg::Cycle => HostPower::Cycle,
+            };
+            let state = fleet.host_power(&name, action).await?;
+            writeln!(out, "{name}: power {state}")?;
         }
         HostsCommand::List { site, plan, state } => {
             let filter = HostFilter {
@@ -214,6 +384,51 @@ pub async fn hosts(
                 "{name} is degraded: {reason}; propose a window on the staff hosts page"
             )?;
         }
+    }
+    Ok(())
+}
+
+/// Checks a host's BMC and prints what it found; a fresh host that
+/// passes goes into stock (`put_in_stock`).
+async fn check_host(
+    config: &Config,
+    db: &Db,
+    clock: &Clock,
+    name: &str,
+    put_in_stock: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let fleet = config.redfish_fleet(db, &config.sealer()?, clock)?;
+    let report = fleet.check_host(name, &operator()).await?;
+    let f = &report.facts;
+    writeln!(out, "{name}: {} {}", f.manufacturer, f.model)?;
+    writeln!(out, "  serial   {}", f.serial_number)?;
+    writeln!(out, "  BIOS     {}", f.bios_version)?;
+    writeln!(out, "  power    {}", f.power_state)?;
+    writeln!(
+        out,
+        "  GPUs     {}",
+        if f.gpus.is_empty() {
+            "none listed".to_owned()
+        } else {
+            f.gpus.join(", ")
+        }
+    )?;
+    match &report.refused {
+        Some(why) => anyhow::bail!("{name} is refused: {why}; it stays out of stock"),
+        None if put_in_stock => {
+            inventory::set_state(
+                db,
+                clock,
+                name,
+                HostState::Free,
+                &operator(),
+                "BMC check passed",
+            )
+            .await?;
+            writeln!(out, "{name} matches its plan and is in stock (free)")?;
+        }
+        None => writeln!(out, "{name} matches its plan")?,
     }
     Ok(())
 }

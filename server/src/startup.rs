@@ -44,8 +44,11 @@ pub struct AppState {
     /// The font of invoice PDFs, read once; `None` if it can't be read (the
     /// PDF link then answers "unavailable" and the log says why).
     pub invoice_font: Option<Arc<Vec<u8>>>,
-    /// The data-centre control plane (simulated here: see docs).
+    /// The data-centre control plane: simulated, or Redfish (`FLEET`).
     pub fleet: Arc<dyn backend::fleet::Fleet>,
+    /// The Redfish Fleet, whatever `FLEET` says: staff check hosts' BMCs
+    /// with it before the switch.
+    pub redfish: backend::fleet::redfish::RedfishFleet,
     /// Set when Stripe is configured.
     pub stripe: Option<backend::billing::stripe::StripeClient>,
 }
@@ -122,13 +125,7 @@ impl Application {
                 support_email: config.support_email.clone(),
             },
         };
-        let sealer = match (&config.secret_key, config.development()) {
-            (Some(key), _) => backend::sealing::Sealer::from_hex(key.expose())?,
-            (None, true) => backend::sealing::Sealer::development(),
-            (None, false) => anyhow::bail!(
-                "SECRET_KEY is required in production (64 hex characters: openssl rand -hex 32)"
-            ),
-        };
+        let sealer = config.sealer()?;
         if !config.development() && config.seller_iban.contains("TEST") {
             anyhow::bail!("SELLER_IBAN (and the other SELLER_* settings) must be set in production: invoices print them");
         }
@@ -157,14 +154,18 @@ impl Application {
             }
         };
         let vat_ids = config.vat_id_registry()?;
-        let fleet: Arc<dyn backend::fleet::Fleet> = Arc::new(
-            backend::fleet::dev::DevFleet::new(
-                Duration::from_millis(config.fleet_dev_step_ms),
-                config.fleet_dev_faulty_hosts.iter().cloned(),
-            )
-            .keeping_disks_in(db.clone())
-            .degrading(config.fleet_dev_degrading_hosts.iter().cloned()),
-        );
+        let redfish = config.redfish_fleet(&db, &sealer, &clock)?;
+        let fleet: Arc<dyn backend::fleet::Fleet> = match config.fleet {
+            crate::config::FleetKind::Redfish => Arc::new(redfish.clone()),
+            crate::config::FleetKind::Dev => Arc::new(
+                backend::fleet::dev::DevFleet::new(
+                    Duration::from_millis(config.fleet_dev_step_ms),
+                    config.fleet_dev_faulty_hosts.iter().cloned(),
+                )
+                .keeping_disks_in(db.clone())
+                .degrading(config.fleet_dev_degrading_hosts.iter().cloned()),
+            ),
+        };
         let state = Arc::new(AppState {
             config: config.clone(),
             sealer,
@@ -186,6 +187,7 @@ impl Application {
             vat_ids: vat_ids.clone(),
             invoice_font,
             fleet: fleet.clone(),
+            redfish,
         });
         if config.run_workers {
             let runner = backend::worker::Runner {
@@ -409,6 +411,9 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), headers::record_metrics))
         .layer(from_fn_with_state(state.clone(), headers::security_headers))
         .layer(CompressionLayer::new().gzip(true))
+        // Machines only (BMCs, booted installers): ranges of raw bytes,
+        // never compressed, no session.
+        .merge(crate::http::fleet_boots::router())
         .with_state(state)
 }
 

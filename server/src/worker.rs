@@ -97,6 +97,7 @@ async fn take_jobs(state: &Arc<AppState>, runner: &Runner, slots: &Arc<Semaphore
             let label = match outcome {
                 jobs::Outcome::Done => "done",
                 jobs::Outcome::RetryAt(..) => "retry",
+                jobs::Outcome::Wait(..) => "wait",
                 jobs::Outcome::Dead(_) => "dead",
             };
             state

@@ -49,6 +49,10 @@ pub struct Operations {
     pub snapshots_quota_full: &'static str,
     pub snapshots_bad_name: &'static str,
     pub snapshots_busy: &'static str,
+    /// The Fleet of this deployment cannot take snapshots (real hosts
+    /// without the host agent).
+    pub snapshots_not_offered: &'static str,
+    pub root_reset_not_offered: &'static str,
     pub snapshots_wiped_note: &'static str,
     pub maint_title: &'static str,
     pub maint_degraded: fn(&str) -> String,

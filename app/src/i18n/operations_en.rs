@@ -67,6 +67,8 @@ pub static OPERATIONS_EN: Operations = Operations {
     snapshots_quota_full: "The server has as many snapshots as it may keep. Delete one first.",
     snapshots_bad_name: "Give the snapshot a name of 1 to 63 letters, digits, hyphens, dots or underscores, not used by another snapshot of this server.",
     snapshots_busy: "The server is busy (installing, restarting, or working on another snapshot). Try again when it is running.",
+    snapshots_not_offered: "Snapshots are not available for this server yet: its data centre does not run the snapshot agent. Keep your own backups (restic, rsync, borg) until it does.",
+    root_reset_not_offered: "A new root password cannot be set from here for this server yet: its data centre does not run the host agent. Open the serial console and use the boot loader's recovery mode, or write to support.",
     snapshots_wiped_note: "Snapshots are stored at the server’s site and are deleted with the server when it is cancelled.",
     maint_title: "Planned maintenance",
     maint_degraded: |reason| format!("This server’s host reports a fault ({reason}). It keeps running; we will propose a window to replace the part, at a time you accept."),

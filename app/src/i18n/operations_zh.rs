@@ -67,6 +67,8 @@ pub static OPERATIONS_ZH: Operations = Operations {
     snapshots_quota_full: "此服务器的快照数量已达上限。请先删除一个。",
     snapshots_bad_name: "请为快照起一个名称：1 到 63 个字母、数字、连字符、点或下划线，且不与此服务器的其他快照重名。",
     snapshots_busy: "服务器正忙（安装、重启或处理另一个快照）。请在服务器运行时重试。",
+    snapshots_not_offered: "此服务器暂不提供快照：其所在数据中心尚未运行快照代理。在此之前请自行备份（restic、rsync、borg）。",
+    root_reset_not_offered: "此服务器暂时无法在此处重设 root 密码：其所在数据中心尚未运行主机代理。请打开串口控制台，使用引导程序的恢复模式，或联系支持。",
     snapshots_wiped_note: "快照保存在服务器所在站点，服务器取消时会一并删除。",
     maint_title: "计划维护",
     maint_degraded: |reason| format!("此服务器所在的宿主机报告了故障（{reason}）。服务器仍在运行；我们会提议一个更换部件的时间窗口，由您确认。"),

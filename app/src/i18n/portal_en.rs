@@ -220,5 +220,6 @@ pub static PORTAL_EN: Portal = Portal {
         ("maintenance.proposed", "Maintenance window proposed"),
         ("maintenance.confirmed", "Maintenance window confirmed"),
         ("host.degraded", "Host marked degraded"),
+        ("host.bmc_set", "Host’s BMC set (address and account)"),
     ],
 };

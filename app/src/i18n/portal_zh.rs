@@ -221,5 +221,6 @@ pub static PORTAL_ZH: Portal = Portal {
         ("maintenance.proposed", "提议了维护时间"),
         ("maintenance.confirmed", "确认了维护时间"),
         ("host.degraded", "主机被标记为降级"),
+        ("host.bmc_set", "设置了主机的 BMC（地址与账户）"),
     ],
 };

@@ -1,5 +1,6 @@
-//! The staff area's words: its home and menu, and settling invoices by
-//! hand on the finance page.
+//! The staff area's words: its home and menu, settling invoices by hand on
+//! the finance page, hosts' BMCs on the hosts page, and a host's own page
+//! with its history.
 
 pub struct Staff {
     pub title: &'static str,
@@ -60,4 +61,71 @@ pub struct Staff {
     pub col_reason: &'static str,
     pub col_recorded: &'static str,
     pub written_off: &'static str,
+    // Hosts' BMCs (the Redfish Fleet) on the hosts page.
+    pub bmc_title: &'static str,
+    pub bmc_intro: &'static str,
+    pub bmc_none_yet: &'static str,
+    /// The hosts list's BMC column, and its entry for a host without one.
+    pub col_bmc: &'static str,
+    pub bmc_simulated: &'static str,
+    pub bmc_passed: &'static str,
+    pub bmc_refused: &'static str,
+    pub bmc_unchecked: &'static str,
+    pub bmc_self_signed: &'static str,
+    pub bmc_user: &'static str,
+    pub col_serial_console: &'static str,
+    /// `ipmi` or `ssh`.
+    pub serial_console: fn(&str) -> &'static str,
+    pub col_model: &'static str,
+    pub col_serial_number: &'static str,
+    pub col_bios: &'static str,
+    pub col_power: &'static str,
+    /// The power state as the BMC reports it (`On`, `Off`, …).
+    pub power_state: fn(&str) -> String,
+    pub col_gpus: &'static str,
+    pub gpus_none: &'static str,
+    pub col_checked: &'static str,
+    pub never_checked: &'static str,
+    pub check_submit: &'static str,
+    /// (host)
+    pub check_passed: fn(&str) -> String,
+    /// (host, the reason the check gave)
+    pub check_refused: fn(&str, &str) -> String,
+    /// (host, the BMC's error)
+    pub check_failed: fn(&str, &str) -> String,
+    pub bmc_set_title: &'static str,
+    pub bmc_set_hint: &'static str,
+    pub bmc_url: &'static str,
+    pub bmc_url_hint: &'static str,
+    pub bmc_username: &'static str,
+    pub bmc_password: &'static str,
+    pub bmc_password_hint: &'static str,
+    pub bmc_accept_self_signed: &'static str,
+    pub bmc_serial_command: &'static str,
+    pub bmc_serial_command_hint: &'static str,
+    pub bmc_vnc_port: &'static str,
+    pub bmc_set_submit: &'static str,
+    pub bmc_set_done: &'static str,
+    pub err_bmc_url: &'static str,
+    pub err_bmc_username: &'static str,
+    pub err_bmc_password: &'static str,
+    pub err_bmc_serial_command: &'static str,
+    pub err_bmc_vnc_port: &'static str,
+    pub err_no_bmc: &'static str,
+    pub err_not_checked: &'static str,
+    // A host's own page: its facts, its BMC and its history.
+    /// (host name)
+    pub host_title: fn(&str) -> String,
+    pub host_intro: &'static str,
+    pub host_back: &'static str,
+    pub host_no_bmc: &'static str,
+    /// Where the check button and the BMC form are.
+    pub host_bmc_on_hosts: &'static str,
+    pub host_history: &'static str,
+    /// (the most events shown)
+    pub host_history_hint: fn(i64) -> String,
+    pub host_history_none: &'static str,
+    pub col_when: &'static str,
+    pub col_change: &'static str,
+    pub col_actor: &'static str,
 }

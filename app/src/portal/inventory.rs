@@ -1,17 +1,19 @@
 //! Staff pages: the inventory (hosts per site and state, racking new
-//! hosts, maintenance, failures, back to free) and every order.
+//! hosts, maintenance, failures, back to free, hosts' BMCs) and every
+//! order.
 
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice, Notice};
+use super::host_bmc::{bmc_cell, BmcRow, CheckNotice, HostBmcs};
 use super::nav::PortalNav;
 use super::orders::{OrderRow, OrderTableRow};
 use super::staff::StaffNav;
 use super::{from_parts, query, use_feedback};
 use crate::context::use_facts;
-use crate::i18n::{orders, ui};
+use crate::i18n::{orders, staff, ui};
 use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
@@ -37,6 +39,9 @@ pub struct InventoryView {
     pub windows: Vec<super::maintenance::WindowRow>,
     /// Hosts reporting a fault: (name, reason, since).
     pub degraded: Vec<(String, String, i64)>,
+    /// The hosts that have a BMC (the Redfish Fleet drives them).
+    #[serde(default)]
+    pub bmcs: Vec<BmcRow>,
 }
 
 #[component]
@@ -52,7 +57,11 @@ pub fn InventoryPage() -> impl IntoView {
     };
     let o = orders(lang);
     let t = ui(lang);
-    let done = query("done").map(|_| o.hosts_done);
+    let s = staff(lang);
+    let done = query("done").map(|d| match d.as_str() {
+        "bmc" => s.bmc_set_done,
+        _ => o.hosts_done,
+    });
     let feedback = use_feedback();
     let header = HOST_STATES
         .iter()
@@ -72,16 +81,17 @@ pub fn InventoryPage() -> impl IntoView {
         .map(|(name, site, plan, state, at)| {
             view! {
                 <tr data-host=name.clone() data-state=state.clone()>
-                    <th scope="row"><code>{name.clone()}</code></th>
-                    <td>{site.clone()}</td>
-                    <td>{plan.clone()}</td>
-                    <td>
+                    <th scope="row"><a href=href(lang, &super::host_page::host_rest(name))><code>{name.clone()}</code></a></th>
+                    <td data-label=t.configure_site>{site.clone()}</td>
+                    <td data-label=t.configure_plan>{plan.clone()}</td>
+                    <td data-label=o.col_state>
                         {(o.host_state)(state)}
                         {view.degraded.iter().any(|d| &d.0 == name).then(|| view! {
                             " "<span class="badge badge-warn">{crate::i18n::operations(lang).maint_degraded_badge}</span>
                         })}
                     </td>
-                    <td>{domain::time::format_datetime(*at)}</td>
+                    <td data-label=s.col_bmc>{bmc_cell(lang, name, &view.bmcs)}</td>
+                    <td data-label=o.col_updated>{domain::time::format_datetime(*at)}</td>
                 </tr>
             }
         })
@@ -127,6 +137,7 @@ pub fn InventoryPage() -> impl IntoView {
                 <h1 id="inventory-title">{o.inventory_title}</h1>
                 <FormErrorNotice lang />
                 <Notice text=done />
+                <CheckNotice lang bmcs=view.bmcs.clone() />
                 <h2>{o.inventory_summary}</h2>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=o.inventory_summary>
                     <table class="inventory">
@@ -171,6 +182,7 @@ pub fn InventoryPage() -> impl IntoView {
                     </form>
                 </div>
                 <super::maintenance::StaffMaintenance lang windows=view.windows.clone() degraded=view.degraded.clone() />
+                <HostBmcs lang bmcs=view.bmcs.clone() />
                 <h2>{o.hosts_list}</h2>
                 <form method="get" action=href(lang, "/staff/hosts") class="choice">
                     <div class="field">
@@ -187,13 +199,14 @@ pub fn InventoryPage() -> impl IntoView {
                     <button type="submit">{o.hosts_filter_submit}</button>
                 </form>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=o.hosts_list>
-                    <table class="hosts">
+                    <table class="hosts phone-cards">
                         <thead>
                             <tr>
                                 <th scope="col">{o.col_host}</th>
                                 <th scope="col">{t.configure_site}</th>
                                 <th scope="col">{t.configure_plan}</th>
                                 <th scope="col">{o.col_state}</th>
+                                <th scope="col">{s.col_bmc}</th>
                                 <th scope="col">{o.col_updated}</th>
                             </tr>
                         </thead>

@@ -12,6 +12,8 @@ pub mod console;
 pub mod email;
 pub mod finance;
 pub mod forms;
+pub mod host_bmc;
+pub mod host_page;
 pub mod inventory;
 pub mod invite;
 pub mod invoice;
@@ -132,6 +134,10 @@ pub enum FormError {
     SnapshotName,
     SnapshotQuota,
     SnapshotBusy,
+    /// The Fleet cannot take or restore snapshots here.
+    SnapshotsNotOffered,
+    /// The Fleet cannot set a root password here.
+    RootResetNotOffered,
     MaintenanceTime,
     MaintenanceSettled,
     /// Finance's settlement of an invoice (staff).
@@ -140,6 +146,8 @@ pub enum FormError {
     UnknownInvitation,
     /// Signing up from an invitation with an address that has an account.
     AccountExists,
+    /// A host's BMC form, a check, or freeing a host not checked (staff).
+    Bmc(host_bmc::BmcRefusal),
 }
 
 impl FormError {
@@ -193,11 +201,18 @@ impl FormError {
                 .snapshots_quota_full
                 .to_owned(),
             FormError::SnapshotBusy => crate::i18n::operations(lang).snapshots_busy.to_owned(),
+            FormError::SnapshotsNotOffered => crate::i18n::operations(lang)
+                .snapshots_not_offered
+                .to_owned(),
+            FormError::RootResetNotOffered => crate::i18n::operations(lang)
+                .root_reset_not_offered
+                .to_owned(),
             FormError::MaintenanceTime => crate::i18n::operations(lang).maint_bad_time.to_owned(),
             FormError::MaintenanceSettled => crate::i18n::operations(lang).maint_settled.to_owned(),
             FormError::Settle(refusal) => refusal.message(lang),
             FormError::UnknownInvitation => p.err_unknown_invitation.to_owned(),
             FormError::AccountExists => p.err_account_exists.to_owned(),
+            FormError::Bmc(refusal) => refusal.message(lang),
         }
     }
 
@@ -208,11 +223,13 @@ impl FormError {
             FormError::NotMember | FormError::UnknownHost => 404,
             FormError::SoldOut | FormError::Busy | FormError::HostTransition => 409,
             FormError::SnapshotQuota | FormError::SnapshotBusy => 409,
+            FormError::SnapshotsNotOffered | FormError::RootResetNotOffered => 409,
             FormError::MaintenanceSettled | FormError::BillingProfileMissing => 409,
             FormError::AlreadyMember | FormError::LastOwner | FormError::OnlyOrganization => 409,
             FormError::UnknownInvitation | FormError::AccountExists => 409,
             FormError::Throttled(_) | FormError::TooMany(_) | FormError::DailyOrderLimit => 429,
             FormError::Unavailable => 503,
+            FormError::Bmc(refusal) => refusal.status(),
             _ => 422,
         }
     }

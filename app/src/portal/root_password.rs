@@ -53,6 +53,8 @@ pub fn RootPasswordSection(
     server: ServerRow,
     events: Vec<(i64, String, String)>,
     revealed: bool,
+    /// Whether this deployment's Fleet can set a new root password.
+    reset_offered: bool,
 ) -> impl IntoView {
     let o = orders(lang);
     let ops = operations(lang);
@@ -71,7 +73,10 @@ pub fn RootPasswordSection(
         }
     });
     let name = s.name.clone();
-    let reset = (running && !pending).then(|| {
+    let not_offered = (running && !reset_offered).then(|| {
+        view! { <p class="hint" data-testid="root-reset-not-offered">{ops.root_reset_not_offered}</p> }
+    });
+    let reset = (running && !pending && reset_offered).then(|| {
         view! {
             <details class="root-reset">
                 <summary>{ops.root_reset_title}</summary>
@@ -99,6 +104,7 @@ pub fn RootPasswordSection(
             })}
             {failed.then(|| view! { <p class="notice notice-error" data-testid="root-reset-failed">{ops.root_reset_failed}</p> })}
             {reset}
+            {not_offered}
         </div>
     }
 }

@@ -65,6 +65,10 @@ pub struct ServerDetailView {
     pub degraded: Option<String>,
     pub windows: Vec<super::maintenance::WindowRow>,
     pub snapshot_quota: usize,
+    /// Whether the Fleet here takes snapshots and sets root passwords
+    /// (real hosts need the operator's host agent for both).
+    pub snapshots_offered: bool,
+    pub root_reset_offered: bool,
     /// (time, kind, detail), newest first.
     pub events: Vec<(i64, String, String)>,
     /// Present once, right after the customer asked to see it.
@@ -214,7 +218,7 @@ pub fn ServerDetailPage() -> impl IntoView {
         .clone()
         .map(|password| view! { <super::root_password::RevealedPassword lang password /> });
     let reveal = view! {
-        <super::root_password::RootPasswordSection lang server=s.clone() events=view.events.clone() revealed=view.root_password.is_some() />
+        <super::root_password::RootPasswordSection lang server=s.clone() events=view.events.clone() revealed=view.root_password.is_some() reset_offered=view.root_reset_offered />
     };
     let feedback_name = use_feedback().value("name");
     let name_value = if feedback_name.is_empty() {
@@ -305,7 +309,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                     <PowerForm lang base=base.clone() name=s.name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
                 })}
                 {(!failed).then(|| view! {
-                    <super::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running done=snapshot_done />
+                    <super::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running=running && view.snapshots_offered offered=view.snapshots_offered done=snapshot_done />
                 })}
                 <cancellation::Cancellation lang server=s.clone() />
                 <h2>{o.server_events}</h2>

@@ -41,6 +41,8 @@ pub fn Snapshots(
     quota: usize,
     /// Whether the server can take or restore one now (running).
     running: bool,
+    /// Whether this deployment's Fleet takes snapshots at all.
+    offered: bool,
     /// What a take or delete just did: said here, where its redirect
     /// (`#snapshots`) lands, not at the top of the page.
     done: Option<&'static str>,
@@ -98,9 +100,16 @@ pub fn Snapshots(
     view! {
         <h2 id="snapshots">{t.snapshots_title}</h2>
         {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
-        <aside class="notice advice" aria-label=t.snapshots_advice_title>
-            <strong>{t.snapshots_advice_title}</strong>" "{t.snapshots_advice}
-        </aside>
+        {if offered {
+            view! {
+                <aside class="notice advice" aria-label=t.snapshots_advice_title>
+                    <strong>{t.snapshots_advice_title}</strong>" "{t.snapshots_advice}
+                </aside>
+            }
+            .into_any()
+        } else {
+            view! { <p class="notice" data-testid="snapshots-not-offered">{t.snapshots_not_offered}</p> }.into_any()
+        }}
         <p data-testid="snapshot-quota">{(t.snapshots_quota)(used, quota)}</p>
         {if used == 0 {
             view! { <p>{t.snapshots_empty}</p> }.into_any()

@@ -13,7 +13,8 @@ use std::time::Duration;
 use super::bmc::DevBmc;
 use super::disks::{Disks, Installed};
 use super::{
-    Addresses, ConsoleKind, Fleet, FleetError, PowerAction, ProvisionSpec, ProvisionStep, Sample,
+    Addresses, ConsoleKind, Fleet, FleetError, PowerAction, Progress, ProvisionSpec, ProvisionStep,
+    Sample,
 };
 
 #[derive(Clone)]
@@ -80,7 +81,7 @@ impl Fleet for DevFleet {
         host: &str,
         step: ProvisionStep,
         spec: &ProvisionSpec,
-    ) -> Result<Option<Addresses>, FleetError> {
+    ) -> Result<Progress<Option<Addresses>>, FleetError> {
         // Simulates the time the control plane takes; nothing waits on it
         // but this job.
         tokio::time::sleep(self.step_delay).await;
@@ -104,7 +105,9 @@ impl Fleet for DevFleet {
             }
             _ => {}
         }
-        Ok((step == ProvisionStep::Network).then(|| simulated_addresses(host)))
+        Ok(Progress::Done(
+            (step == ProvisionStep::Network).then(|| simulated_addresses(host)),
+        ))
     }
 
     async fn power(&self, host: &str, _action: PowerAction) -> Result<(), FleetError> {
@@ -120,10 +123,11 @@ impl Fleet for DevFleet {
         Ok(())
     }
 
-    async fn wipe(&self, host: &str) -> Result<(), FleetError> {
+    async fn wipe(&self, host: &str) -> Result<Progress<()>, FleetError> {
         // A secure erase of NVMe is quick; the simulated one takes two steps.
         tokio::time::sleep(self.step_delay * 2).await;
-        self.disks().erase(host).await.map_err(unavailable)
+        self.disks().erase(host).await.map_err(unavailable)?;
+        Ok(Progress::Done(()))
     }
 
     async fn set_root_password(&self, host: &str, password: &str) -> Result<(), FleetError> {
@@ -202,11 +206,7 @@ impl Fleet for DevFleet {
         to: i64,
         step: i64,
     ) -> Result<Vec<Sample>, FleetError> {
-        if step <= 0 || to < from || (to - from) / step > 10_000 {
-            return Err(FleetError::Unavailable(
-                "unreasonable telemetry range".into(),
-            ));
-        }
+        super::telemetry::check_range(from, to, step)?;
         let degrading = self.degrading_hosts.contains(host);
         Ok((0..=(to - from) / step)
             .map(|i| {

@@ -1,11 +1,13 @@
 //! The Fleet: the data-centre control plane that installs, powers and
-//! watches physical hosts. Production talks to the operator's control
-//! plane; [`dev::DevFleet`] simulates one on this machine, with realistic
-//! step times and injectable host faults, so the product runs offline.
+//! watches physical hosts. [`redfish::RedfishFleet`] drives real hosts'
+//! BMCs over Redfish (production, `FLEET=redfish`); [`dev::DevFleet`]
+//! simulates a data centre on this machine, with realistic step times and
+//! injectable host faults, so the product runs offline (the default).
 
 pub mod bmc;
 pub mod dev;
 pub mod disks;
+pub mod redfish;
 pub mod telemetry;
 
 pub use telemetry::{Sample, FAIR_USE_BYTES};
@@ -77,6 +79,10 @@ pub struct ProvisionSpec {
     pub ssh_keys: Vec<String>,
     /// Set when no key was given: the root password to install.
     pub root_password: Option<String>,
+    /// Names this install of this server on this host: a Fleet whose
+    /// installer runs on its own tells its reports apart from an earlier
+    /// install's on the same host by it.
+    pub install_key: String,
 }
 
 /// The addresses a host answers on once its network step is done.
@@ -144,6 +150,16 @@ impl ConsoleKind {
     }
 }
 
+/// Work the Fleet started on a host and that runs there on its own (an
+/// installer or a wipe image booted from virtual media): done, or still
+/// running, in which case the job asks again later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Progress<T> {
+    Done(T),
+    /// Still running; what the host last reported.
+    Running(String),
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum FleetError {
     /// The host itself is broken: take it out of service, use another.
@@ -154,16 +170,35 @@ pub enum FleetError {
     Unavailable(String),
 }
 
+/// What a Fleet can do beyond installing, powering and wiping hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offers {
+    /// Taking, restoring and deleting snapshots.
+    pub snapshots: bool,
+    /// Setting a new root password on a running server.
+    pub root_password_reset: bool,
+}
+
 #[async_trait]
 pub trait Fleet: Send + Sync {
+    /// What this Fleet offers; the pages show and take only that.
+    fn offers(&self) -> Offers {
+        Offers {
+            snapshots: true,
+            root_password_reset: true,
+        }
+    }
+
     /// Runs one provisioning step on a host. The network step reports the
     /// addresses; steps may be repeated after a restart and must not mind.
+    /// A step that waits for the host (the installer's report) answers
+    /// `Running` and is asked again.
     async fn provision_step(
         &self,
         host: &str,
         step: ProvisionStep,
         spec: &ProvisionSpec,
-    ) -> Result<Option<Addresses>, FleetError>;
+    ) -> Result<Progress<Option<Addresses>>, FleetError>;
 
     async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError>;
 
@@ -171,8 +206,9 @@ pub trait Fleet: Send + Sync {
     /// a suspension; the machine and its disks keep running.
     async fn set_network(&self, host: &str, enabled: bool) -> Result<(), FleetError>;
 
-    /// Erases a host's disks for the next customer.
-    async fn wipe(&self, host: &str) -> Result<(), FleetError>;
+    /// Erases a host's disks for the next customer; `Running` while a wipe
+    /// image works on the host (asked again until it reports).
+    async fn wipe(&self, host: &str) -> Result<Progress<()>, FleetError>;
 
     /// Sets the root password of the system installed on the host (the
     /// customer lost theirs). The machine keeps running: the control plane

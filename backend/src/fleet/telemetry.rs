@@ -18,3 +18,14 @@ pub struct Sample {
     /// Bytes sent since the start of the calendar month (UTC).
     pub traffic_month_bytes: i64,
 }
+
+/// Refuses a range no chart asks for: backwards, a step of zero or less,
+/// or more than 10,000 readings.
+pub fn check_range(from: i64, to: i64, step: i64) -> Result<(), super::FleetError> {
+    if step <= 0 || to < from || (to - from) / step > 10_000 {
+        return Err(super::FleetError::Unavailable(
+            "unreasonable telemetry range".into(),
+        ));
+    }
+    Ok(())
+}

@@ -5,6 +5,8 @@
 //! `maintenance` / `failed`. Every change is one conditional update, so two
 //! writers can never both move the same host.
 
+pub mod bmc;
+pub mod history;
 mod host;
 mod stock;
 
@@ -30,6 +32,8 @@ pub enum InventoryError {
     Transition { from: HostState, to: HostState },
     #[error("between 1 and 500 hosts can be added at once")]
     Count,
+    #[error("{0} has a BMC that has not passed its check: check it (server hosts check {0}) before it goes back into stock")]
+    NotChecked(String),
     #[error(transparent)]
     Db(#[from] anyhow::Error),
 }
@@ -145,6 +149,9 @@ pub async fn set_state(
     reason: &str,
 ) -> Result<Host, InventoryError> {
     let from_states = HostState::operator_sources(to);
+    if to == HostState::Free {
+        refuse_unchecked(db, name).await?;
+    }
     let mut tx = db.begin().await.context("starting a transaction")?;
     let current = sqlx::query("select state from hosts where name = $1")
         .bind(name)
@@ -185,6 +192,26 @@ pub async fn set_state(
     notify_stock_changed(db, &mut tx).await?;
     tx.commit().await.context("committing the host state")?;
     Ok(host)
+}
+
+/// A host the Fleet drives through a BMC goes into stock only once a check
+/// found its plan's GPUs there: a refused or never-checked host may not be
+/// what customers pay for. Read before the state change's transaction, so
+/// that it never waits for a second pooled connection while holding the
+/// write lock (the price: a BMC replaced in that instant is not seen, a
+/// race between two staff actions on one host that we accept).
+async fn refuse_unchecked(db: &Db, name: &str) -> Result<(), InventoryError> {
+    let host_id: Option<String> = sqlx::query_scalar("select id from hosts where name = $1")
+        .bind(name)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading the host")?;
+    let host_id = host_id.ok_or_else(|| InventoryError::UnknownHost(name.to_owned()))?;
+    if bmc::passed_check(db, &host_id).await? {
+        Ok(())
+    } else {
+        Err(InventoryError::NotChecked(name.to_owned()))
+    }
 }
 
 async fn record_event(

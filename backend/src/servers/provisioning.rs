@@ -12,7 +12,7 @@ use anyhow::Context;
 use sqlx::Row;
 
 use super::{get_any, record_event, Server, ServerState, Step};
-use crate::fleet::{FleetError, PowerAction, ProvisionSpec, ProvisionStep};
+use crate::fleet::{FleetError, PowerAction, Progress, ProvisionSpec, ProvisionStep};
 use crate::inventory::notify_stock_changed;
 use crate::jobs::{self, Job, Outcome};
 use crate::orders::holds::{host_event, take_host};
@@ -22,6 +22,8 @@ use crate::worker::Runner;
 pub const MAX_HOSTS: i64 = 3;
 /// Runs of a job while the control plane is unreachable.
 pub const MAX_ATTEMPTS: i64 = 5;
+/// How often a job looks at work running on a host by itself.
+const WAIT_SECS: i64 = 5;
 
 impl Runner {
     pub(crate) async fn provision(&self, job: &Job) -> anyhow::Result<Outcome> {
@@ -34,7 +36,7 @@ impl Runner {
         if server.state == ServerState::Pending {
             self.start(&server).await?;
         }
-        let spec = self.spec(&server).await?;
+        let mut spec = self.spec(&server).await?;
         let mut step = match server.step {
             Step::Provision(done) => done.next(),
             _ => Some(ProvisionStep::PowerOn),
@@ -49,14 +51,20 @@ impl Runner {
                 return Ok(Outcome::Done);
             };
             match self.fleet.provision_step(&host, current, &spec).await {
-                Ok(addresses) => {
+                Ok(Progress::Done(addresses)) => {
                     self.step_done(&server, current, addresses).await?;
                     step = current.next();
+                }
+                // The installer works on the host and reports back (which
+                // wakes this job); look again soon in any case.
+                Ok(Progress::Running(what)) => {
+                    return Ok(Outcome::Wait(self.clock.now() + WAIT_SECS, what));
                 }
                 Err(FleetError::HostFault(reason)) => {
                     match self.move_host(&server, &reason).await? {
                         Some(moved) => {
                             server = moved;
+                            spec = self.spec(&server).await?;
                             step = Some(ProvisionStep::PowerOn);
                         }
                         None => return Ok(Outcome::Done),
@@ -138,6 +146,11 @@ impl Runner {
             image,
             ssh_keys: server.ssh_keys.clone(),
             root_password,
+            install_key: format!(
+                "{}@{}",
+                server.id,
+                server.host_name.as_deref().unwrap_or("")
+            ),
         })
     }
 
@@ -502,11 +515,17 @@ impl Runner {
             ));
         }
         if let Some(host) = &server.host_name {
-            if let Err(error) = self.fleet.wipe(host).await {
-                return Ok(Outcome::RetryAt(
-                    self.clock.now() + 30 * job.attempts,
-                    error.to_string(),
-                ));
+            match self.fleet.wipe(host).await {
+                Ok(Progress::Done(())) => {}
+                Ok(Progress::Running(what)) => {
+                    return Ok(Outcome::Wait(self.clock.now() + WAIT_SECS, what));
+                }
+                Err(error) => {
+                    return Ok(Outcome::RetryAt(
+                        self.clock.now() + 30 * job.attempts,
+                        error.to_string(),
+                    ))
+                }
             }
         }
         super::cancellation::wiped(&self.db, &self.clock, &server.id).await?;

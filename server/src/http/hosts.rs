@@ -81,6 +81,7 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         .collect();
     let degraded = backend::servers::maintenance::degraded_hosts(&state.db).await?;
     Ok(InventoryView {
+        bmcs: super::host_bmc::bmc_rows(&state.db).await?,
         windows,
         degraded,
         counts,
@@ -117,6 +118,9 @@ fn refusal(error: InventoryError, name: &str, reason: &str) -> PageError {
         InventoryError::UnknownSite(_) | InventoryError::UnknownPlan(_) => FormError::Choice,
         InventoryError::Transition { .. } => FormError::HostTransition,
         InventoryError::Count => FormError::HostCount,
+        InventoryError::NotChecked(_) => {
+            FormError::Bmc(app::portal::host_bmc::BmcRefusal::NotChecked)
+        }
         InventoryError::Db(error) => return PageError::Unavailable(error),
     };
     refused(error, &[("name", name), ("reason", reason)])

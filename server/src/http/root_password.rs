@@ -3,6 +3,7 @@
 //! job, then shown once by the same reveal as the first one
 //! (`servers.rs`).
 
+use app::portal::FormError;
 use axum::extract::State;
 use backend::servers::root_password;
 use std::sync::Arc;
@@ -26,6 +27,9 @@ async fn reset(
     SameOrigin(form): SameOrigin<Confirm>,
 ) -> PageResult {
     confirmed(&form.confirm)?;
+    if !state.fleet.offers().root_password_reset {
+        return Err(FormError::RootResetNotOffered.into());
+    }
     let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
     root_password::request_reset(db, clock, sealer, &on.actor(), &on.id).await?;
     on.done("root-password#root-password-section")

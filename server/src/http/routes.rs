@@ -135,6 +135,8 @@ pub fn all() -> Vec<Route> {
         super::keys::routes(),
         alerts::routes(),
         hosts::routes(),
+        super::host_bmc::routes(),
+        super::host_page::routes(),
         super::staff_maintenance::routes(),
         super::staff_orders::routes(),
         billing::routes(),

@@ -158,6 +158,8 @@ async fn detail(
             })
             .collect(),
         snapshot_quota: backend::servers::snapshots::QUOTA,
+        snapshots_offered: state.fleet.offers().snapshots,
+        root_reset_offered: state.fleet.offers().root_password_reset,
         availability: (o.availability.ppm, o.availability.down_secs),
         sla: o.sla,
         server: row(o.server, overdue),

@@ -49,11 +49,21 @@ struct Chosen {
     confirm: String,
 }
 
+/// Refuses when this deployment's Fleet cannot take snapshots.
+fn offered(state: &AppState) -> Result<(), PageError> {
+    if state.fleet.offers().snapshots {
+        Ok(())
+    } else {
+        Err(FormError::SnapshotsNotOffered.into())
+    }
+}
+
 async fn take(
     State(state): State<Arc<AppState>>,
     on: OnServer,
     SameOrigin(form): SameOrigin<Take>,
 ) -> PageResult {
+    offered(&state)?;
     snapshots::take(&state.db, &state.clock, &on.actor(), &on.id, &form.name).await?;
     on.done("snapshot#snapshots")
 }
@@ -64,6 +74,7 @@ async fn restore(
     SameOrigin(form): SameOrigin<Chosen>,
 ) -> PageResult {
     confirmed(&form.confirm)?;
+    offered(&state)?;
     snapshots::restore(&state.db, &state.clock, &on.actor(), &on.id, &form.snapshot).await?;
     // The restore's progress is the state line at the top: land there.
     on.done("restore")

@@ -370,6 +370,12 @@ const ROWS: &[Row] = &[
     ("POST", "/{lang}/staff/hosts/degrade", "/en/staff/hosts/degrade", &[("name", "no-such-host"), ("reason", "fan")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
     ("POST", "/{lang}/staff/hosts/propose", "/en/staff/hosts/propose", &[("name", "no-such-host"), ("at", "2030-01-01 10:00"), ("hours", "2")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
     ("POST", "/{lang}/staff/hosts/confirm", "/en/staff/hosts/confirm", &[("window", "nope")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(409)]),
+    // Hosts' BMCs (issue 18): no such host, so no BMC is set or read.
+    ("POST", "/{lang}/staff/hosts/bmc", "/en/staff/hosts/bmc", &[("host", "no-such-host"), ("url", "https://10.20.0.15"), ("user", "fleet"), ("password", "pw")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/hosts/check", "/en/staff/hosts/check", &[("host", "no-such-host")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(409)]),
+    // A host's own page with its history (issue 18): a host of the demo
+    // inventory, which every test app racks.
+    ("GET", "/{lang}/staff/hosts/{name}", "/en/staff/hosts/ams-g-ada-001", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     (
         "GET",
         "/{lang}/staff/orders",

@@ -4,6 +4,7 @@
 
 pub mod billing_profile;
 pub mod console;
+pub mod redfish_bmc;
 pub mod stripe_double;
 pub mod vies_double;
 

@@ -1,0 +1,191 @@
+//! A host's own staff page: where it is, what it is sold as, its state,
+//! its BMC, and its history (state changes and Fleet events such as a BMC
+//! that refused its password), newest first. The hosts list links each
+//! host here.
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::from_parts;
+use super::host_bmc::BmcRow;
+use super::staff::StaffNav;
+use crate::i18n::{orders, staff, ui};
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HostPageView {
+    pub name: String,
+    pub site: String,
+    pub plan: String,
+    /// One of `inventory::HOST_STATES`.
+    pub state: String,
+    /// `None` for a host the simulated Fleet drives.
+    pub bmc: Option<BmcRow>,
+    pub events: Vec<HostEventRow>,
+    /// The most events the page shows (older ones are on the command line).
+    pub limit: i64,
+}
+
+/// One line of a host's history, as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostEventRow {
+    pub at: i64,
+    /// `None` for the event that racked the host.
+    pub from_state: Option<String>,
+    pub to_state: String,
+    pub actor: String,
+    pub reason: String,
+}
+
+/// `/staff/hosts/{name}`, the name percent-encoded: host names are the
+/// inventory's own, but an address must never be broken by one.
+pub fn host_rest(name: &str) -> String {
+    let mut rest = String::from("/staff/hosts/");
+    for byte in name.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            rest.push(char::from(byte));
+        } else {
+            rest.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    rest
+}
+
+#[component]
+pub fn HostPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/staff/hosts" /> }.into_any();
+    }
+    let Some(view) = from_parts::<HostPageView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let (s, o, t) = (staff(lang), orders(lang), ui(lang));
+    let title = (s.host_title)(&view.name);
+    let bmc = match view.bmc.clone() {
+        Some(bmc) => bmc_facts(lang, bmc).into_any(),
+        None => view! { <p class="empty" data-testid="no-bmc">{s.host_no_bmc}</p> }.into_any(),
+    };
+    view! {
+        <Page lang title=title.clone() description=s.host_intro.to_owned() rest=host_rest(&view.name) noindex=true>
+            <section class="section portal-form wide" aria-labelledby="host-title" data-host=view.name.clone()>
+                <StaffNav lang />
+                <p><a href=href(lang, "/staff/hosts")>{s.host_back}</a></p>
+                <h1 id="host-title">{title}</h1>
+                <p class="hint">{s.host_intro}</p>
+                <dl class="facts">
+                    <dt>{t.configure_site}</dt>
+                    <dd data-testid="host-site">{view.site.clone()}</dd>
+                    <dt>{t.configure_plan}</dt>
+                    <dd data-testid="host-plan">{view.plan.clone()}</dd>
+                    <dt>{o.col_state}</dt>
+                    <dd data-testid="host-state" data-state=view.state.clone()>{(o.host_state)(&view.state)}</dd>
+                </dl>
+                <h2 id="host-bmc">{s.col_bmc}</h2>
+                {bmc}
+                <h2 id="host-history">{s.host_history}</h2>
+                <p class="hint">{(s.host_history_hint)(view.limit)}</p>
+                <History lang events=view.events.clone() />
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+/// The host's BMC as the hosts page shows it, one fact a line; the check
+/// button and the form stay on the hosts page, linked.
+fn bmc_facts(lang: Lang, b: BmcRow) -> impl IntoView {
+    let s = staff(lang);
+    let self_signed = (!b.tls_verify).then(|| {
+        view! { " "<span class="badge badge-warn" data-testid="self-signed">{s.bmc_self_signed}</span> }
+    });
+    let gpus = b.gpus.clone().map(|g| match g.trim() {
+        "" => s.gpus_none.to_owned(),
+        _ => g,
+    });
+    let checked = match (b.checked_at, b.check_error.clone()) {
+        (None, _) => view! { <span class="empty">{s.never_checked}</span> }.into_any(),
+        (Some(at), error) => view! {
+            {domain::time::format_datetime(at)}
+            {error.map(|e| view! { <p class="notice notice-error" data-testid="bmc-check-error">{e}</p> })}
+        }
+        .into_any(),
+    };
+    let on_hosts = href(lang, &format!("/staff/hosts#bmc-{}", b.host));
+    view! {
+        <dl class="facts" data-testid="host-bmc">
+            <dt>{s.bmc_url}</dt>
+            <dd><code>{b.url.clone()}</code>{self_signed}</dd>
+            <dt>{s.bmc_username}</dt>
+            <dd><code>{b.username.clone()}</code></dd>
+            <dt>{s.col_serial_console}</dt>
+            <dd>{(s.serial_console)(&b.serial_console)}</dd>
+            <dt>{s.col_model}</dt>
+            <dd>{b.model.clone()}</dd>
+            <dt>{s.col_serial_number}</dt>
+            <dd>{b.serial_number.clone()}</dd>
+            <dt>{s.col_bios}</dt>
+            <dd>{b.bios_version.clone()}</dd>
+            <dt>{s.col_power}</dt>
+            <dd>{b.power_state.as_deref().map(|p| (s.power_state)(p))}</dd>
+            <dt>{s.col_gpus}</dt>
+            <dd>{gpus}</dd>
+            <dt>{s.col_checked}</dt>
+            <dd>{checked}</dd>
+        </dl>
+        <p><a href=on_hosts>{s.host_bmc_on_hosts}</a></p>
+    }
+}
+
+/// The host's events, newest first: a state change reads "Free →
+/// Maintenance", an event that left the state as it was names that state.
+#[component]
+fn History(lang: Lang, events: Vec<HostEventRow>) -> impl IntoView {
+    let (s, o) = (staff(lang), orders(lang));
+    if events.is_empty() {
+        return view! { <p class="empty">{s.host_history_none}</p> }.into_any();
+    }
+    let rows = events
+        .into_iter()
+        .map(|e| {
+            let change = match e.from_state.as_deref() {
+                Some(from) if from != e.to_state => {
+                    format!("{} → {}", (o.host_state)(from), (o.host_state)(&e.to_state))
+                }
+                _ => (o.host_state)(&e.to_state).to_owned(),
+            };
+            view! {
+                <tr data-event-to=e.to_state.clone() data-event-from=e.from_state.clone()>
+                    <th scope="row">
+                        <time datetime=domain::time::format_iso(e.at)>{domain::time::format_datetime(e.at)}</time>
+                    </th>
+                    <td data-label=s.col_change>{change}</td>
+                    <td data-label=s.col_actor>{e.actor}</td>
+                    <td data-label=s.col_reason>{e.reason}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll" role="region" tabindex="0" aria-label=s.host_history>
+            <table class="host-history phone-cards">
+                <thead>
+                    <tr>
+                        <th scope="col">{s.col_when}</th>
+                        <th scope="col">{s.col_change}</th>
+                        <th scope="col">{s.col_actor}</th>
+                        <th scope="col">{s.col_reason}</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}

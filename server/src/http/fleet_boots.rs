@@ -1,0 +1,164 @@
+//! What booted installers and wipe images talk to (the Redfish Fleet):
+//! the boot media a BMC reads, the seed the image fetches, the reports it
+//! posts. Machines call these, with the boot's token in the path as their
+//! only credential: no session, no CSRF, and one answer (404) for a token
+//! that is unknown, spent or expired.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use backend::fleet::redfish::boots::{self, ReportError};
+use backend::fleet::redfish::media::{self, MediaError};
+
+use crate::startup::AppState;
+
+/// A BMC reads media in ranges of about this much.
+const CHUNK: u64 = 256 * 1024;
+
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/fleet/boots/{token}/media.iso", get(boot_media))
+        .route("/fleet/boots/{token}/seed", get(seed))
+        .route("/fleet/boots/{token}/report", post(report))
+}
+
+fn gone() -> Response {
+    (StatusCode::NOT_FOUND, "no such boot\n").into_response()
+}
+
+fn unavailable(error: anyhow::Error) -> Response {
+    tracing::error!(error = %format!("{error:#}"), "a boot request failed");
+    (StatusCode::SERVICE_UNAVAILABLE, "try again\n").into_response()
+}
+
+/// The boot's image from the store with its seed area filled in; honours
+/// a single `Range: bytes=a-b` (BMCs read virtual media in ranges).
+async fn boot_media(
+    State(state): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let boot = match boots::by_token(&state.db, &state.sealer, &token, state.clock.now()).await {
+        Ok(Some((boot, _))) => boot,
+        Ok(None) => return gone(),
+        Err(error) => return unavailable(error),
+    };
+    let image = match state.redfish.images().media(&boot.image).await {
+        Ok(image) => image,
+        Err(MediaError::Io(error)) => return unavailable(error),
+        Err(error) => {
+            tracing::error!(%error, "boot media missing from the image store");
+            return (StatusCode::NOT_FOUND, "no such image\n").into_response();
+        }
+    };
+    let base = state.redfish.callback_base();
+    let area = match media::seed_area(
+        &format!("{base}/fleet/boots/{token}/seed"),
+        &format!("{base}/fleet/boots/{token}/report"),
+    ) {
+        Ok(area) => area,
+        Err(error) => return unavailable(error),
+    };
+    let (start, end) = match range(&headers, image.len) {
+        Ok(range) => range,
+        Err(()) => {
+            return (
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                [(header::CONTENT_RANGE, format!("bytes */{}", image.len))],
+            )
+                .into_response()
+        }
+    };
+    let partial = headers.contains_key(header::RANGE);
+    let total = image.len;
+    let chunks = futures_util::stream::unfold(start, move |at| {
+        let (image, area) = (image.clone(), area.clone());
+        async move {
+            if at > end || end == u64::MAX {
+                return None;
+            }
+            let len = (end + 1 - at).min(CHUNK);
+            let read = image.read(at, len as usize, &area).await;
+            Some((read.map_err(std::io::Error::other), at + len))
+        }
+    });
+    let len = if end == u64::MAX { 0 } else { end + 1 - start };
+    let mut response = Response::new(Body::from_stream(chunks));
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CONTENT_LENGTH, len.into());
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if partial {
+        *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+        if let Ok(value) = format!("bytes {start}-{end}/{total}").parse() {
+            response.headers_mut().insert(header::CONTENT_RANGE, value);
+        }
+    }
+    response
+}
+
+/// The first and last byte asked for: all of it without a `Range`, and
+/// `u64::MAX` as the end of an empty image.
+fn range(headers: &HeaderMap, len: u64) -> Result<(u64, u64), ()> {
+    let last = len.checked_sub(1).unwrap_or(u64::MAX);
+    let Some(value) = headers.get(header::RANGE) else {
+        return Ok((0, last));
+    };
+    let spec = value.to_str().map_err(|_| ())?.trim();
+    let spec = spec.strip_prefix("bytes=").ok_or(())?;
+    if spec.contains(',') || len == 0 {
+        return Err(());
+    }
+    let (from, to) = spec.split_once('-').ok_or(())?;
+    let (start, end) = match (from.trim(), to.trim()) {
+        ("", suffix) => {
+            let n: u64 = suffix.parse().map_err(|_| ())?;
+            (len.saturating_sub(n), last)
+        }
+        (from, "") => (from.parse().map_err(|_| ())?, last),
+        (from, to) => (
+            from.parse().map_err(|_| ())?,
+            to.parse::<u64>().map_err(|_| ())?.min(last),
+        ),
+    };
+    if start > end || start >= len {
+        return Err(());
+    }
+    Ok((start, end))
+}
+
+/// The seed: hostname, SSH keys, root password, as JSON.
+async fn seed(State(state): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+    match boots::by_token(&state.db, &state.sealer, &token, state.clock.now()).await {
+        Ok(Some((_, seed))) => ([(header::CACHE_CONTROL, "no-store")], Json(seed)).into_response(),
+        Ok(None) => gone(),
+        Err(error) => unavailable(error),
+    }
+}
+
+async fn report(
+    State(state): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    body: Result<Json<boots::Report>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(body)) = body else {
+        return (StatusCode::UNPROCESSABLE_ENTITY, "expected a JSON report\n").into_response();
+    };
+    match boots::report(&state.db, &state.sealer, &state.clock, &token, &body).await {
+        Ok(phase) => Json(serde_json::json!({ "phase": phase.as_str() })).into_response(),
+        Err(ReportError::NoBoot) => gone(),
+        Err(ReportError::Invalid(why)) => {
+            (StatusCode::UNPROCESSABLE_ENTITY, format!("{why}\n")).into_response()
+        }
+        Err(ReportError::Db(error)) => unavailable(error),
+    }
+}
