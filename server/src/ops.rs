@@ -280,26 +280,39 @@ pub async fn hosts(
             anyhow::ensure!(count == 1, "a host with a BMC is added one at a time");
             // Read before anything is written: a wrong file adds nothing.
             let settings = bmc.settings()?;
-            let added = inventory::add_hosts(&db, &clock, &site, &plan, 1, &operator()).await?;
+            // Out of stock until its check passed: never sellable before.
+            let maintenance = HostState::Maintenance;
+            let added =
+                inventory::rack_hosts(&db, &clock, &site, &plan, 1, maintenance, &operator())
+                    .await?;
             let name = added.first().context("one host added")?.name.clone();
-            // Out of stock until its check passed.
-            inventory::set_state(
+            inventory::bmc::set(
                 &db,
+                &config.sealer()?,
                 &clock,
                 &name,
-                HostState::Maintenance,
+                &settings,
                 &operator(),
-                "racked; waiting for its BMC check",
             )
             .await?;
-            inventory::bmc::set(&db, &config.sealer()?, &clock, &name, &settings).await?;
             writeln!(out, "added {name} ({plan} at {site}), checking its BMC")?;
             check_host(config, &db, &clock, &name, true, out).await?;
         }
         HostsCommand::Bmc { name, bmc } => {
             let settings = bmc.settings()?;
-            inventory::bmc::set(&db, &config.sealer()?, &clock, &name, &settings).await?;
-            writeln!(out, "{name}: BMC set; run `server hosts check {name}`")?;
+            inventory::bmc::set(
+                &db,
+                &config.sealer()?,
+                &clock,
+                &name,
+                &settings,
+                &operator(),
+            )
+            .await?;
+            writeln!(
+                out,
+                "{name}: BMC set; `server hosts check {name}`, then `server hosts set {name} free` if it was in stock"
+            )?;
         }
         HostsCommand::History { name, limit } => {
             let events = inventory::history::of_host(&db, &name, limit.clamp(1, 1000))

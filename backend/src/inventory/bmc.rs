@@ -6,6 +6,7 @@
 use anyhow::Context;
 use sqlx::Row;
 
+use super::{HostState, InventoryError};
 use crate::fleet::redfish::BmcAccess;
 use crate::sealing::Sealer;
 use crate::{Clock, Db};
@@ -111,13 +112,15 @@ fn valid_url(url: &str) -> bool {
 }
 
 /// Gives a host its BMC (or replaces it). The previous check's findings
-/// are forgotten: they describe a BMC we may no longer talk to.
+/// are forgotten: they describe a BMC we may no longer talk to; a free
+/// host goes to maintenance until a check passes.
 pub async fn set(
     db: &Db,
     sealer: &Sealer,
     clock: &Clock,
     host_name: &str,
     settings: &BmcSettings,
+    actor: &str,
 ) -> Result<(), BmcSettingsError> {
     settings.validate()?;
     let host_id: String = sqlx::query_scalar("select id from hosts where name = $1")
@@ -152,6 +155,21 @@ pub async fn set(
     .await
     .context("storing the BMC")?;
     tx.commit().await.context("committing the BMC")?;
+    // Not checked yet: a free host leaves stock until a check passes (a
+    // rented one keeps running; it is checked before it is sold again).
+    let state: String = sqlx::query_scalar("select state from hosts where id = $1")
+        .bind(&host_id)
+        .fetch_one(&db.pool)
+        .await
+        .context("reading the host state")?;
+    if state == HostState::Free.as_str() {
+        let reason = "BMC changed; waiting for its check";
+        match super::set_state(db, clock, host_name, HostState::Maintenance, actor, reason).await {
+            // Taken by an order meanwhile: it is checked before it is sold again.
+            Ok(_) | Err(InventoryError::Transition { .. }) => {}
+            Err(error) => return Err(anyhow::Error::from(error).into()),
+        }
+    }
     Ok(())
 }
 

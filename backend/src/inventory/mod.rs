@@ -58,6 +58,20 @@ pub async fn add_hosts(
     count: u32,
     actor: &str,
 ) -> Result<Vec<Host>, InventoryError> {
+    rack_hosts(db, clock, site, plan, count, HostState::Free, actor).await
+}
+
+/// Racks new hosts in `state`: `Free` to sell them at once, `Maintenance`
+/// for a host that must pass its BMC check first (never sellable before).
+pub async fn rack_hosts(
+    db: &Db,
+    clock: &Clock,
+    site: &str,
+    plan: &str,
+    count: u32,
+    state: HostState,
+    actor: &str,
+) -> Result<Vec<Host>, InventoryError> {
     if !(1..=500).contains(&count) {
         return Err(InventoryError::Count);
     }
@@ -92,23 +106,24 @@ pub async fn add_hosts(
         let name = format!("{site}-{plan}-{:03}", existing + n);
         sqlx::query(
             "insert into hosts (id, name, site_code, plan_id, state, created_at, updated_at) \
-             values ($1, $2, $3, $4, 'free', $5, $5)",
+             values ($1, $2, $3, $4, $5, $6, $6)",
         )
         .bind(&id)
         .bind(&name)
         .bind(site)
         .bind(plan)
+        .bind(state.as_str())
         .bind(now)
         .execute(&mut *tx)
         .await
         .with_context(|| format!("adding host {name}"))?;
-        record_event(&mut tx, &id, None, HostState::Free, actor, "racked", now).await?;
+        record_event(&mut tx, &id, None, state, actor, "racked", now).await?;
         added.push(Host {
             id,
             name,
             site: SiteCode::parse(site).context("site code")?,
             plan: PlanId::parse(plan).context("plan id")?,
-            state: HostState::Free,
+            state,
             hold_expires_at: None,
             created_at: now,
             updated_at: now,

@@ -134,7 +134,16 @@ async fn set_bmc(
     let kept = form.kept();
     let settings = form.settings().map_err(|e| refused(e, &kept))?;
     let host = form.host.trim();
-    if let Err(error) = bmc::set(&state.db, &state.sealer, &state.clock, host, &settings).await {
+    if let Err(error) = bmc::set(
+        &state.db,
+        &state.sealer,
+        &state.clock,
+        host,
+        &settings,
+        &actor(&staff),
+    )
+    .await
+    {
         return Err(refused(settings_refusal(error)?, &kept));
     }
     let certificate = if settings.tls_verify {

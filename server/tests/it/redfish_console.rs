@@ -47,6 +47,7 @@ async fn racked(db: TestDb, serial_console: SerialConsole) -> Racked {
         &backend::Clock::system(),
         &host,
         &settings,
+        "test",
     )
     .await
     .expect("giving the host its BMC");

@@ -53,7 +53,7 @@ async fn rack(db: TestDb, bmc_timeout_secs: u64) -> Rack {
         serial_command: String::new(),
         vnc_port: 5900,
     };
-    bmc::set(&db, &sealer, &clock, &host, &settings)
+    bmc::set(&db, &sealer, &clock, &host, &settings, "test")
         .await
         .expect("giving the host its BMC");
     let mut config = Config::for_database(&app.database_url);
