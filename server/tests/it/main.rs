@@ -39,6 +39,7 @@ mod races;
 mod redfish_console;
 mod redfish_emulator;
 mod redfish_fleet;
+mod redfish_network;
 mod redfish_telemetry;
 mod root_password;
 mod security;
