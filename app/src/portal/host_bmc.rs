@@ -167,24 +167,48 @@ fn bmc_table(lang: Lang, bmcs: Vec<BmcRow>) -> impl IntoView {
     }
 }
 
+/// The pieces of a BMC both staff pages show: the self-signed badge, the
+/// power state and GPUs in words, and the last check with its error.
+pub(super) struct BmcFacts {
+    pub self_signed: Option<AnyView>,
+    pub power: Option<String>,
+    pub gpus: Option<String>,
+    pub checked: AnyView,
+}
+
+impl BmcRow {
+    pub(super) fn facts(&self, lang: Lang) -> BmcFacts {
+        let s = staff(lang);
+        BmcFacts {
+            self_signed: (!self.tls_verify).then(|| {
+                view! { " "<span class="badge badge-warn" data-testid="self-signed">{s.bmc_self_signed}</span> }
+                    .into_any()
+            }),
+            power: self.power_state.as_deref().map(|p| (s.power_state)(p)),
+            gpus: self.gpus.clone().map(|g| match g.trim() {
+                "" => s.gpus_none.to_owned(),
+                _ => g,
+            }),
+            checked: match (self.checked_at, self.check_error.clone()) {
+                (None, _) => view! { <span class="empty">{s.never_checked}</span> }.into_any(),
+                (Some(at), error) => view! {
+                    {domain::time::format_datetime(at)}
+                    {error.map(|e| view! { <p class="notice notice-error" data-testid="bmc-check-error">{e}</p> })}
+                }
+                .into_any(),
+            },
+        }
+    }
+}
+
 fn bmc_row(lang: Lang, b: BmcRow) -> impl IntoView {
     let s = staff(lang);
-    let self_signed = (!b.tls_verify).then(|| {
-        view! { " "<span class="badge badge-warn" data-testid="self-signed">{s.bmc_self_signed}</span> }
-    });
-    let power = b.power_state.as_deref().map(|p| (s.power_state)(p));
-    let gpus = b.gpus.clone().map(|g| match g.trim() {
-        "" => s.gpus_none.to_owned(),
-        _ => g,
-    });
-    let checked = match (b.checked_at, b.check_error.clone()) {
-        (None, _) => view! { <span class="empty">{s.never_checked}</span> }.into_any(),
-        (Some(at), error) => view! {
-            {domain::time::format_datetime(at)}
-            {error.map(|e| view! { <p class="notice notice-error" data-testid="bmc-check-error">{e}</p> })}
-        }
-        .into_any(),
-    };
+    let BmcFacts {
+        self_signed,
+        power,
+        gpus,
+        checked,
+    } = b.facts(lang);
     let host = b.host.clone();
     view! {
         <tr id=format!("bmc-{}", b.host) data-bmc=b.host.clone()>

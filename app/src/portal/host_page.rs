@@ -102,21 +102,12 @@ pub fn HostPage() -> impl IntoView {
 /// button and the form stay on the hosts page, linked.
 fn bmc_facts(lang: Lang, b: BmcRow) -> impl IntoView {
     let s = staff(lang);
-    let self_signed = (!b.tls_verify).then(|| {
-        view! { " "<span class="badge badge-warn" data-testid="self-signed">{s.bmc_self_signed}</span> }
-    });
-    let gpus = b.gpus.clone().map(|g| match g.trim() {
-        "" => s.gpus_none.to_owned(),
-        _ => g,
-    });
-    let checked = match (b.checked_at, b.check_error.clone()) {
-        (None, _) => view! { <span class="empty">{s.never_checked}</span> }.into_any(),
-        (Some(at), error) => view! {
-            {domain::time::format_datetime(at)}
-            {error.map(|e| view! { <p class="notice notice-error" data-testid="bmc-check-error">{e}</p> })}
-        }
-        .into_any(),
-    };
+    let super::host_bmc::BmcFacts {
+        self_signed,
+        power,
+        gpus,
+        checked,
+    } = b.facts(lang);
     let on_hosts = href(lang, &format!("/staff/hosts#bmc-{}", b.host));
     view! {
         <dl class="facts" data-testid="host-bmc">
@@ -133,7 +124,7 @@ fn bmc_facts(lang: Lang, b: BmcRow) -> impl IntoView {
             <dt>{s.col_bios}</dt>
             <dd>{b.bios_version.clone()}</dd>
             <dt>{s.col_power}</dt>
-            <dd>{b.power_state.as_deref().map(|p| (s.power_state)(p))}</dd>
+            <dd>{power}</dd>
             <dt>{s.col_gpus}</dt>
             <dd>{gpus}</dd>
             <dt>{s.col_checked}</dt>

@@ -242,11 +242,23 @@ pub struct BmcSummary {
 
 /// Every host's BMC, by host name.
 pub async fn summaries(db: &Db) -> anyhow::Result<Vec<BmcSummary>> {
+    summaries_of(db, "").await
+}
+
+/// The BMC of the host called `name`, if it has one.
+pub async fn summary(db: &Db, name: &str) -> anyhow::Result<Option<BmcSummary>> {
+    Ok(summaries_of(db, name).await?.pop())
+}
+
+/// The BMCs of every host (`name` empty) or of one.
+async fn summaries_of(db: &Db, name: &str) -> anyhow::Result<Vec<BmcSummary>> {
     let rows = sqlx::query(
         "select h.name, b.url, b.username, b.tls_verify, b.serial_console, b.model, \
          b.serial_number, b.bios_version, b.power_state, b.gpus, b.checked_at, b.check_error \
-         from host_bmcs b join hosts h on h.id = b.host_id order by h.name",
+         from host_bmcs b join hosts h on h.id = b.host_id \
+         where ($1 = '' or h.name = $1) order by h.name",
     )
+    .bind(name)
     .fetch_all(&db.pool)
     .await
     .context("listing BMCs")?;

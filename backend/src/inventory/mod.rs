@@ -134,6 +134,16 @@ pub async fn rack_hosts(
     Ok(added)
 }
 
+/// The host called `name`, if there is one.
+pub async fn host(db: &Db, name: &str) -> Result<Option<Host>, InventoryError> {
+    let row = sqlx::query(&format!("select {HOST_COLUMNS} from hosts where name = $1"))
+        .bind(name)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading a host")?;
+    Ok(row.as_ref().map(Host::from_row).transpose()?)
+}
+
 pub async fn list_hosts(db: &Db, filter: &HostFilter) -> Result<Vec<Host>, InventoryError> {
     let sql = format!(
         "select {HOST_COLUMNS} from hosts \

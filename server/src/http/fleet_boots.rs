@@ -43,8 +43,8 @@ async fn boot_media(
     Path(token): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let boot = match boots::by_token(&state.db, &state.sealer, &token, state.clock.now()).await {
-        Ok(Some((boot, _))) => boot,
+    let boot = match boots::boot_by_token(&state.db, &token, state.clock.now()).await {
+        Ok(Some(boot)) => boot,
         Ok(None) => return gone(),
         Err(error) => return unavailable(error),
     };
@@ -76,15 +76,25 @@ async fn boot_media(
     };
     let partial = headers.contains_key(header::RANGE);
     let total = image.len;
-    let chunks = futures_util::stream::unfold(start, move |at| {
+    // One open file per response, read on from where the last chunk ended.
+    let chunks = futures_util::stream::unfold((None, start), move |(file, at)| {
         let (image, area) = (image.clone(), area.clone());
         async move {
             if at > end || end == u64::MAX {
                 return None;
             }
             let len = (end + 1 - at).min(CHUNK);
-            let read = image.read(at, len as usize, &area).await;
-            Some((read.map_err(std::io::Error::other), at + len))
+            let mut file = match file {
+                Some(file) => file,
+                None => match image.open_at(at).await {
+                    Ok(file) => file,
+                    Err(error) => {
+                        return Some((Err(std::io::Error::other(error)), (None, end + 1)))
+                    }
+                },
+            };
+            let read = image.read(&mut file, at, len as usize, &area).await;
+            Some((read.map_err(std::io::Error::other), (Some(file), at + len)))
         }
     });
     let len = if end == u64::MAX { 0 } else { end + 1 - start };

@@ -30,24 +30,25 @@ pub fn routes() -> Vec<Route> {
 
 /// Every host's BMC for the hosts page, without its password.
 pub(super) async fn bmc_rows(db: &backend::Db) -> anyhow::Result<Vec<BmcRow>> {
-    Ok(bmc::summaries(db)
-        .await?
-        .into_iter()
-        .map(|s| BmcRow {
-            host: s.host_name,
-            url: s.url,
-            username: s.username,
-            tls_verify: s.tls_verify,
-            serial_console: s.serial_console,
-            model: s.model,
-            serial_number: s.serial_number,
-            bios_version: s.bios_version,
-            power_state: s.power_state,
-            gpus: s.gpus,
-            checked_at: s.checked_at,
-            check_error: s.check_error,
-        })
-        .collect())
+    Ok(bmc::summaries(db).await?.into_iter().map(bmc_row).collect())
+}
+
+/// A host's BMC as the staff pages show it.
+pub(super) fn bmc_row(s: bmc::BmcSummary) -> BmcRow {
+    BmcRow {
+        host: s.host_name,
+        url: s.url,
+        username: s.username,
+        tls_verify: s.tls_verify,
+        serial_console: s.serial_console,
+        model: s.model,
+        serial_number: s.serial_number,
+        bios_version: s.bios_version,
+        power_state: s.power_state,
+        gpus: s.gpus,
+        checked_at: s.checked_at,
+        check_error: s.check_error,
+    }
 }
 
 #[derive(Deserialize)]

@@ -5,7 +5,7 @@
 
 use app::portal::host_page::{HostEventRow, HostPageView};
 use axum::extract::{Path, State};
-use backend::inventory::{self, history, HostFilter};
+use backend::inventory::{self, history};
 use http::request::Parts;
 use std::sync::Arc;
 
@@ -46,19 +46,12 @@ async fn host_view(state: &AppState, name: &str) -> anyhow::Result<Option<HostPa
     let Some(events) = history::of_host(&state.db, name, HISTORY_LIMIT).await? else {
         return Ok(None);
     };
-    // The inventory reads hosts as a list only; the hosts page reads it the
-    // same way, so one host costs no more here.
-    let Some(host) = inventory::list_hosts(&state.db, &HostFilter::default())
-        .await?
-        .into_iter()
-        .find(|h| h.name == name)
-    else {
+    let Some(host) = inventory::host(&state.db, name).await? else {
         return Ok(None);
     };
-    let bmc = super::host_bmc::bmc_rows(&state.db)
+    let bmc = backend::inventory::bmc::summary(&state.db, name)
         .await?
-        .into_iter()
-        .find(|b| b.host == name);
+        .map(super::host_bmc::bmc_row);
     Ok(Some(HostPageView {
         name: host.name,
         site: host.site.to_string(),

@@ -215,6 +215,21 @@ pub async fn by_token(
     token: &str,
     now: i64,
 ) -> anyhow::Result<Option<(Boot, Seed)>> {
+    let Some((boot, sealed)) = live(db, token, now).await? else {
+        return Ok(None);
+    };
+    let seed = serde_json::from_str(&sealer.open(&sealed)?).context("stored seed")?;
+    Ok(Some((boot, seed)))
+}
+
+/// The boot a token belongs to while the token is good, without opening
+/// its seed: a BMC reads boot media in many small ranges.
+pub async fn boot_by_token(db: &Db, token: &str, now: i64) -> anyhow::Result<Option<Boot>> {
+    Ok(live(db, token, now).await?.map(|(boot, _)| boot))
+}
+
+/// An unfinished boot before its deadline, with its sealed seed.
+async fn live(db: &Db, token: &str, now: i64) -> anyhow::Result<Option<(Boot, String)>> {
     // A token is 64 hex characters; anything else is not looked up.
     if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(None);
@@ -229,9 +244,7 @@ pub async fn by_token(
     .await
     .context("reading a boot by its token")?;
     let Some(row) = row else { return Ok(None) };
-    let sealed: String = row.try_get("sealed_seed")?;
-    let seed = serde_json::from_str(&sealer.open(&sealed)?).context("stored seed")?;
-    Ok(Some((from_row(&row)?, seed)))
+    Ok(Some((from_row(&row)?, row.try_get("sealed_seed")?)))
 }
 
 /// What a booted image reports (`POST …/report`).

@@ -159,12 +159,24 @@ pub fn seed_area(seed_url: &str, report_url: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 impl Media {
-    /// `len` bytes from `offset`, with the seed area replaced by `area`.
-    pub async fn read(&self, offset: u64, len: usize, area: &[u8]) -> anyhow::Result<Vec<u8>> {
+    /// The image, open and positioned at `offset`.
+    pub async fn open_at(&self, offset: u64) -> anyhow::Result<tokio::fs::File> {
         let mut file = tokio::fs::File::open(&self.path)
             .await
             .with_context(|| format!("opening {}", self.path.display()))?;
         file.seek(std::io::SeekFrom::Start(offset)).await?;
+        Ok(file)
+    }
+
+    /// The next `len` bytes of `file` (at `offset`, where [`Media::open_at`]
+    /// or the last read left it), with the seed area replaced by `area`.
+    pub async fn read(
+        &self,
+        file: &mut tokio::fs::File,
+        offset: u64,
+        len: usize,
+        area: &[u8],
+    ) -> anyhow::Result<Vec<u8>> {
         let mut bytes = vec![0u8; len];
         file.read_exact(&mut bytes)
             .await
