@@ -29,7 +29,18 @@ function start(root) {
     reconnect.hidden = false;
   }
 
+  // A ticket made through the API arrives in the address's fragment (never
+  // sent to a server or a log): it opens the first connection, once.
+  let handed = new URLSearchParams(location.hash.slice(1)).get("ticket");
+  if (handed) history.replaceState(null, "", location.pathname + location.search);
+
   async function tunnelUrl() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    if (handed) {
+      const ticket = handed;
+      handed = null;
+      return scheme + "//" + location.host + location.pathname + "/ws?ticket=" + encodeURIComponent(ticket);
+    }
     const response = await fetch(root.dataset.ticketUrl, {
       method: "POST",
       credentials: "same-origin",
@@ -39,7 +50,6 @@ function start(root) {
     });
     const body = await response.json().catch(() => ({}));
     if (!response.ok || !body.url) throw new Error(body.error || root.dataset.refused);
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     return scheme + "//" + location.host + body.url;
   }
 

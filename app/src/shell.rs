@@ -72,6 +72,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/terms") view=crate::storefront::legal::TermsPage />
                 <Route path=path!("/:lang/privacy") view=crate::storefront::legal::PrivacyPage />
                 <Route path=path!("/:lang/imprint") view=crate::storefront::legal::ImprintPage />
+                <Route path=path!("/:lang/docs/api") view=crate::storefront::api_docs::ApiDocsPage />
                 <Route path=path!("/:lang/login") view=LoginPage />
                 <Route path=path!("/:lang/signup") view=SignupPage />
                 <Route path=path!("/:lang/verify") view=recovery::VerifyPage />
@@ -94,10 +95,16 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/:lang/servers/:id") view=crate::portal::servers::ServerDetailPage />
                 <Route path=path!("/:lang/servers/:id/console/:kind") view=crate::portal::console::ConsolePage />
                 <Route path=path!("/:lang/keys") view=crate::portal::keys::KeysPage />
+                <Route path=path!("/:lang/tokens") view=crate::portal::tokens::TokensPage />
+                <Route path=path!("/:lang/support/requests") view=crate::portal::support::list::SupportListPage />
+                <Route path=path!("/:lang/support/requests/new") view=crate::portal::support::new::NewRequestPage />
+                <Route path=path!("/:lang/support/requests/:id") view=crate::portal::support::thread::SupportThreadPage />
                 <Route path=path!("/:lang/alerts/unsubscribe") view=crate::portal::alerts::UnsubscribePage />
                 <Route path=path!("/:lang/staff/hosts") view=crate::portal::inventory::InventoryPage />
                 <Route path=path!("/:lang/staff/hosts/:name") view=crate::portal::host_page::HostPage />
                 <Route path=path!("/:lang/staff/orders") view=crate::portal::inventory::StaffOrdersPage />
+                <Route path=path!("/:lang/staff/support") view=crate::portal::staff_support::StaffSupportQueuePage />
+                <Route path=path!("/:lang/staff/support/:id") view=crate::portal::staff_support::StaffSupportThreadPage />
                 <Route path=path!("/:lang/billing") view=crate::portal::billing::BillingPage />
                 <Route path=path!("/:lang/billing/profile") view=crate::portal::billing_profile::BillingProfilePage />
                 <Route path=path!("/:lang/invoices/:id") view=crate::portal::invoice::InvoicePage />

@@ -70,6 +70,13 @@ pub const ACTIONS: &[&str] = &[
     "maintenance.confirmed",
     "host.degraded",
     "host.bmc_set",
+    "api_token.created",
+    "api_token.revoked",
+    "api_token.used_from_new_address",
+    "support.opened",
+    "support.closed",
+    "support.reopened",
+    "support.assigned",
 ];
 
 pub struct Entry<'a> {

@@ -67,7 +67,10 @@ pub async fn check_available(db: &Db, server: &Server) -> Result<(), ConsoleErro
     available(server, &billing_state(db, &server.id).await?)
 }
 
-/// A new ticket for `actor`'s console of a server of their organization.
+/// A new ticket for `actor`'s console of a server of their organization,
+/// bound to their session. An empty `session_id` is a ticket made through
+/// the API (which has no session): the same user redeems it from any of
+/// their signed-in browsers, still once and within the minute.
 pub async fn issue(
     db: &Db,
     clock: &Clock,
@@ -136,7 +139,8 @@ pub async fn redeem(
     let mut tx = db.begin().await.context("starting a transaction")?;
     let spent = sqlx::query(
         "update console_tickets set used_at = $1 where token_hash = $2 and used_at is null \
-         and expires_at > $1 and user_id = $3 and session_id = $4 and organization_id = $5 \
+         and expires_at > $1 and user_id = $3 and (session_id = $4 or session_id = '') \
+         and organization_id = $5 \
          and server_id = $6 and kind = $7",
     )
     .bind(now)

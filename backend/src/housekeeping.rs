@@ -31,6 +31,12 @@ const RETENTION: &[Retention] = &[
         keep: 2 * DAY,
     },
     Retention {
+        what: "API rate-limit windows",
+        // A window is a minute; an hour of them is plenty to look back on.
+        sql: "delete from api_rate_windows where window_start < $1",
+        keep: 3600,
+    },
+    Retention {
         what: "failed logins",
         // The longest throttle window (wrong codes) is a day.
         sql: "delete from login_failures where at < $1",
@@ -58,6 +64,15 @@ const RETENTION: &[Retention] = &[
         // The event id is what makes a redelivery harmless; Stripe retries
         // for three days, so 90 leaves a wide margin.
         sql: "delete from stripe_events where processed_at is not null and processed_at < $1",
+        keep: 90 * DAY,
+    },
+    Retention {
+        what: "stock changes",
+        // The feed shows the last 50; the latest row of each plan × site
+        // stays, so an unchanged combination is not recorded anew.
+        sql: "delete from stock_changes where changed_at < $1 and seq < \
+              (select max(m.seq) from stock_changes m where m.plan_id = stock_changes.plan_id \
+               and m.site_code = stock_changes.site_code)",
         keep: 90 * DAY,
     },
     Retention {
@@ -147,8 +162,21 @@ pub async fn run_due(
         billing::dunning::run(db, clock, seller).await.map(drop),
     );
     report(
+        "reminding and closing support requests",
+        crate::support::remind_and_close(db, clock, base_url)
+            .await
+            .map(drop),
+    );
+    report(
         "sending stock alerts",
         stock_alerts::dispatch(db, clock, catalog, base_url)
+            .await
+            .map(drop),
+    );
+    // Every pass (about every 2 s): the stock feed lags stock by that much.
+    report(
+        "recording stock changes",
+        crate::stock_history::record_changes(db, clock)
             .await
             .map(drop),
     );

@@ -3,6 +3,7 @@
 //! call these functions and map their errors.
 
 pub mod accounts;
+pub mod api_tokens;
 pub mod audit;
 pub mod billing;
 pub mod catalog;
@@ -25,7 +26,9 @@ pub mod sessions;
 pub mod ssh_keys;
 pub mod staff;
 pub mod stock_alerts;
+pub mod stock_history;
 pub mod stock_watch;
+pub mod support;
 pub mod worker;
 
 pub use clock::Clock;

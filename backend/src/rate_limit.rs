@@ -90,3 +90,43 @@ pub const CONSOLE_TICKETS: Limit = Limit {
     max: 30,
     window: 300,
 };
+
+/// Where a key stands in its current fixed window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub limit: i64,
+    pub remaining: i64,
+    /// Seconds until the window ends and the count starts again.
+    pub reset_in: i64,
+}
+
+/// Counts one request against `key` in fixed windows of `window` seconds:
+/// one upsert, so a busy API token costs one statement per request, not a
+/// row per request like [`take`]. Over the limit, the request is still
+/// counted (a client hammering through its 429s stays limited) and the
+/// answer is the window it must wait out.
+pub async fn count_in_window(
+    db: &Db,
+    key: &str,
+    limit: i64,
+    window: i64,
+    now: i64,
+) -> anyhow::Result<Result<Window, Window>> {
+    let start = now - now.rem_euclid(window);
+    let hits: i64 = sqlx::query_scalar(
+        "insert into api_rate_windows (key, window_start, hits) values ($1, $2, 1) \
+         on conflict (key, window_start) do update set hits = api_rate_windows.hits + 1 \
+         returning hits",
+    )
+    .bind(key)
+    .bind(start)
+    .fetch_one(&db.pool)
+    .await
+    .context("counting a request in its rate window")?;
+    let at = Window {
+        limit,
+        remaining: (limit - hits).max(0),
+        reset_in: (start + window - now).max(1),
+    };
+    Ok(if hits > limit { Err(at) } else { Ok(at) })
+}

@@ -96,6 +96,65 @@ pub async fn unsubscribe(db: &Db, clock: &Clock, token: &str) -> anyhow::Result<
     Ok(done.rows_affected() == 1)
 }
 
+/// An alert not yet sent nor unsubscribed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenAlert {
+    pub id: String,
+    pub email: String,
+    pub lang: Lang,
+    pub plan_id: String,
+    pub site_code: String,
+    pub created_at: i64,
+}
+
+/// The open alerts of an address, newest first (an API token lists its
+/// creator's).
+pub async fn list_for_email(db: &Db, email: &str) -> anyhow::Result<Vec<OpenAlert>> {
+    let Ok(email) = crate::accounts::normalize_email(email) else {
+        // No alert was ever opened for an address that isn't one.
+        return Ok(Vec::new());
+    };
+    sqlx::query(
+        "select id, email, lang, plan_id, site_code, created_at from stock_alerts \
+         where email = $1 and closed_at is null order by created_at desc, id desc",
+    )
+    .bind(&email)
+    .fetch_all(&db.pool)
+    .await
+    .context("listing the alerts of an address")?
+    .iter()
+    .map(|r| {
+        Ok(OpenAlert {
+            id: r.try_get("id")?,
+            email: r.try_get("email")?,
+            lang: Lang::from_code(&r.try_get::<String, _>("lang")?).unwrap_or_default(),
+            plan_id: r.try_get("plan_id")?,
+            site_code: r.try_get("site_code")?,
+            created_at: r.try_get("created_at")?,
+        })
+    })
+    .collect()
+}
+
+/// Closes an open alert of `email` by its id, as its unsubscribe link
+/// would; false if it is unknown, closed, or another address's.
+pub async fn close_by_id(db: &Db, clock: &Clock, email: &str, id: &str) -> anyhow::Result<bool> {
+    let Ok(email) = crate::accounts::normalize_email(email) else {
+        return Ok(false);
+    };
+    let done = sqlx::query(
+        "update stock_alerts set closed_at = $1, close_reason = 'unsubscribed' \
+         where id = $2 and email = $3 and closed_at is null",
+    )
+    .bind(clock.now())
+    .bind(id)
+    .bind(&email)
+    .execute(&db.pool)
+    .await
+    .context("closing the alert")?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Mails every open alert whose plan and site have a free host again, once.
 /// Safe to run on every replica: an alert closes with a conditional update
 /// in the transaction that queues its message.

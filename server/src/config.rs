@@ -82,6 +82,10 @@ pub struct Config {
     /// milliseconds (six steps per server).
     #[arg(long, env = "FLEET_DEV_STEP_MS", default_value_t = 1500)]
     pub fleet_dev_step_ms: u64,
+    /// API requests each token may make per minute, counted in the
+    /// database so every replica shares the count.
+    #[arg(long, env = "API_RATE_LIMIT", default_value_t = 300)]
+    pub api_rate_limit: i64,
     /// Simulated fleet: host names whose disks fail while erasing, to watch
     /// a server move to another host (comma-separated).
     #[arg(long, env = "FLEET_DEV_FAULTY_HOSTS", value_delimiter = ',')]
@@ -359,6 +363,7 @@ impl Config {
             log_filter: "warn".to_owned(),
             run_workers: true,
             fleet_dev_step_ms: 10,
+            api_rate_limit: 300,
             fleet_dev_faulty_hosts: Vec::new(),
             fleet_dev_degrading_hosts: Vec::new(),
             fleet_health_secs: 300,

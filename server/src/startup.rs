@@ -399,6 +399,8 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
         .merge(islands)
+        // The public API: bearer tokens, no session, JSON errors.
+        .merge(crate::http::api::router(state.clone()))
         // The consoles' libraries (scripts/setup.sh puts them there).
         .nest_service(
             "/vendor",

@@ -2,6 +2,9 @@
 //! value of the same struct, so a missing string is a compile error; this
 //! replaces leptos_i18n (see docs/ARCHITECTURE.md).
 
+pub mod api_docs;
+mod api_docs_en;
+mod api_docs_zh;
 pub mod billing;
 mod billing_en;
 mod billing_zh;
@@ -22,7 +25,16 @@ mod site_en;
 mod site_zh;
 pub mod staff;
 mod staff_en;
+pub mod staff_support;
+mod staff_support_en;
+mod staff_support_zh;
 mod staff_zh;
+pub mod support;
+mod support_en;
+mod support_zh;
+pub mod tokens;
+mod tokens_en;
+mod tokens_zh;
 pub mod ui;
 mod ui_en;
 mod ui_zh;
@@ -82,5 +94,33 @@ pub fn site(lang: Lang) -> &'static site::Site {
     match lang {
         Lang::Zh => &site_zh::SITE_ZH,
         Lang::En => &site_en::SITE_EN,
+    }
+}
+
+pub fn api_docs(lang: Lang) -> &'static api_docs::ApiDocs {
+    match lang {
+        Lang::Zh => &api_docs_zh::API_DOCS_ZH,
+        Lang::En => &api_docs_en::API_DOCS_EN,
+    }
+}
+
+pub fn tokens(lang: Lang) -> &'static tokens::Tokens {
+    match lang {
+        Lang::Zh => &tokens_zh::TOKENS_ZH,
+        Lang::En => &tokens_en::TOKENS_EN,
+    }
+}
+
+pub fn staff_support(lang: Lang) -> &'static staff_support::StaffSupport {
+    match lang {
+        Lang::Zh => &staff_support_zh::STAFF_SUPPORT_ZH,
+        Lang::En => &staff_support_en::STAFF_SUPPORT_EN,
+    }
+}
+
+pub fn support(lang: Lang) -> &'static support::Support {
+    match lang {
+        Lang::Zh => &support_zh::SUPPORT_ZH,
+        Lang::En => &support_en::SUPPORT_EN,
     }
 }

@@ -221,5 +221,12 @@ pub static PORTAL_EN: Portal = Portal {
         ("maintenance.confirmed", "Maintenance window confirmed"),
         ("host.degraded", "Host marked degraded"),
         ("host.bmc_set", "Host’s BMC set (address and account)"),
+        ("api_token.created", "API token created"),
+        ("api_token.revoked", "API token revoked"),
+        ("api_token.used_from_new_address", "API token used from a new address"),
+        ("support.opened", "Support request opened"),
+        ("support.closed", "Support request closed"),
+        ("support.reopened", "Support request reopened"),
+        ("support.assigned", "Support request assigned"),
     ],
 };

@@ -222,5 +222,12 @@ pub static PORTAL_ZH: Portal = Portal {
         ("maintenance.confirmed", "确认了维护时间"),
         ("host.degraded", "主机被标记为降级"),
         ("host.bmc_set", "设置了主机的 BMC（地址与账户）"),
+        ("api_token.created", "创建了 API 令牌"),
+        ("api_token.revoked", "吊销了 API 令牌"),
+        ("api_token.used_from_new_address", "API 令牌从新的地址被使用"),
+        ("support.opened", "提交了支持请求"),
+        ("support.closed", "关闭了支持请求"),
+        ("support.reopened", "重新打开了支持请求"),
+        ("support.assigned", "分配了支持请求"),
     ],
 };

@@ -35,7 +35,10 @@ pub mod signup;
 pub mod snapshots;
 pub mod staff;
 pub mod staff_home;
+pub mod staff_support;
+pub mod support;
 pub mod telemetry;
+pub mod tokens;
 pub mod two_factor;
 
 use domain::{Lang, Role};
@@ -148,6 +151,12 @@ pub enum FormError {
     AccountExists,
     /// A host's BMC form, a check, or freeing a host not checked (staff).
     Bmc(host_bmc::BmcRefusal),
+    /// The API token form (name, scopes, expiry, too many tokens).
+    Token(tokens::TokenRefusal),
+    /// A customer's support request form.
+    Support(support::SupportRefusal),
+    /// A staff form on a support request (message, closed, assignee).
+    StaffSupport(staff_support::StaffSupportRefusal),
 }
 
 impl FormError {
@@ -213,6 +222,9 @@ impl FormError {
             FormError::UnknownInvitation => p.err_unknown_invitation.to_owned(),
             FormError::AccountExists => p.err_account_exists.to_owned(),
             FormError::Bmc(refusal) => refusal.message(lang),
+            FormError::Token(refusal) => refusal.message(lang),
+            FormError::Support(refusal) => refusal.message(lang),
+            FormError::StaffSupport(refusal) => refusal.message(lang),
         }
     }
 
@@ -230,6 +242,9 @@ impl FormError {
             FormError::Throttled(_) | FormError::TooMany(_) | FormError::DailyOrderLimit => 429,
             FormError::Unavailable => 503,
             FormError::Bmc(refusal) => refusal.status(),
+            FormError::Token(refusal) => refusal.status(),
+            FormError::Support(refusal) => refusal.status(),
+            FormError::StaffSupport(refusal) => refusal.status(),
             _ => 422,
         }
     }

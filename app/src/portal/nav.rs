@@ -31,10 +31,12 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
                 {technical.then(|| view! { <li><a href=href(lang, "/servers") aria-current=current("/servers")>{o.nav_servers}</a></li> })}
                 {(technical || money).then(|| view! { <li><a href=href(lang, "/orders") aria-current=current("/orders")>{o.nav_orders}</a></li> })}
                 {technical.then(|| view! { <li><a href=href(lang, "/keys") aria-current=current("/keys")>{o.nav_keys}</a></li> })}
+                {(role.is_some() && !staff).then(|| view! { <li><a href=href(lang, "/tokens") aria-current=current("/tokens")>{crate::i18n::tokens(lang).title}</a></li> })}
                 {money.then(|| view! { <li><a href=href(lang, "/billing") aria-current=current("/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
                 {staff.then(|| view! { <li><a href=href(lang, "/staff") aria-current=current("/staff")>{crate::i18n::staff(lang).title}</a></li> })}
                 {owner.then(|| view! { <li><a href=href(lang, "/members") aria-current=current("/members")>{p.nav_members}</a></li> })}
                 {owner.then(|| view! { <li><a href=href(lang, "/audit") aria-current=current("/audit")>{p.nav_audit}</a></li> })}
+                {(role.is_some() && !staff).then(|| view! { <li><a href=href(lang, "/support/requests") aria-current=current("/support/requests")>{crate::i18n::support(lang).nav}</a></li> })}
                 <li><a href=href(lang, "/account") aria-current=current("/account")>{p.account_title}</a></li>
             </ul>
         </nav>

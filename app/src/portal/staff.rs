@@ -72,6 +72,7 @@ pub fn StaffNav(lang: Lang) -> impl IntoView {
                 {link("/staff", s.nav_home)}
                 {link("/staff/hosts", s.nav_hosts)}
                 {link("/staff/orders", s.nav_orders)}
+                {link("/staff/support", crate::i18n::staff_support(lang).nav)}
                 {link("/staff/finance", s.nav_finance)}
                 {development.then(|| link("/staff/outbox", s.nav_outbox))}
                 {link("/staff/audit", s.nav_audit)}

@@ -82,6 +82,7 @@ pub fn StaffHomePage() -> impl IntoView {
                         summary=(s.maintenance_summary)(view.degraded_hosts, view.open_windows) />
                     <StaffCard lang rest="/staff/orders" key="orders" title=s.nav_orders
                         summary=(s.orders_summary)(view.failed_orders, view.confirmed_orders) />
+                    <StaffCard lang rest="/staff/support" key="support" title=crate::i18n::staff_support(lang).nav summary=crate::i18n::staff_support(lang).home_summary.to_owned() />
                     <StaffCard lang rest="/staff/finance" key="finance" title=s.nav_finance
                         summary=(s.finance_summary)(view.open_invoices, view.overdue_invoices, &view.amount_due.format(lang)) />
                     {development.then(|| view! {

@@ -40,6 +40,9 @@ pub fn Page(
             || href(other, &rest),
             |q| format!("{}?{q}", href(other, &rest)),
         );
+    // leptos_meta writes the title into the head unescaped: a server
+    // name or a support request's subject must not end the element.
+    let title = escape_title(&title);
     view! {
         <Title text=title />
         <Meta name="description" content=description />
@@ -84,6 +87,7 @@ pub fn Page(
                     <li><a href=href(lang, "/terms")>{site(lang).terms}</a></li>
                     <li><a href=href(lang, "/privacy")>{site(lang).privacy}</a></li>
                     <li><a href=href(lang, "/imprint")>{site(lang).imprint}</a></li>
+                    <li><a href=href(lang, crate::storefront::api_docs::REST)>{crate::i18n::api_docs(lang).footer_link}</a></li>
                 </ul>
             </nav>
             <p>{t.footer_prices}</p>
@@ -129,4 +133,12 @@ fn signed_in(lang: Lang) -> Option<impl IntoView> {
             </form>
         </div>
     })
+}
+
+/// `<title>` text as HTML: the three characters that could end the element
+/// or start a character reference.
+fn escape_title(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

@@ -1,6 +1,7 @@
 //! The public storefront: what the line is, what it costs, where it is in
 //! stock, and the start of ordering. Server-rendered; no JavaScript needed.
 
+pub mod api_docs;
 pub mod configure;
 pub mod home;
 pub mod latency;

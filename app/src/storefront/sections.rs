@@ -10,6 +10,7 @@
 use domain::Lang;
 use leptos::prelude::*;
 
+use super::href;
 use crate::i18n::content;
 use crate::i18n::content::Highlight;
 
@@ -131,10 +132,12 @@ pub fn HostSection(lang: Lang) -> impl IntoView {
 #[component]
 pub fn LongJobsSection(lang: Lang) -> impl IntoView {
     let c = content(lang);
+    let last = c.long_jobs_steps.len() - 1;
     let steps = c
         .long_jobs_steps
         .iter()
-        .map(|step| {
+        .enumerate()
+        .map(|(i, step)| {
             view! {
                 <li>
                     <span class="step-number" aria-hidden="true">
@@ -142,6 +145,7 @@ pub fn LongJobsSection(lang: Lang) -> impl IntoView {
                     </span>
                     <h3>{step.title}</h3>
                     <p>{step.body}</p>
+                    {(i == last).then(|| view! { <ScaleOutLink lang /> })}
                 </li>
             }
         })
@@ -155,6 +159,25 @@ pub fn LongJobsSection(lang: Lang) -> impl IntoView {
         </section>
     }
 }
+
+/// The last step, "Ask before you scale out", leads to the scaling-out
+/// request form. The page is cached and the same for everyone: a visitor
+/// who is not signed in is sent to log in or sign up first, and comes back
+/// to the form afterwards.
+#[component]
+fn ScaleOutLink(lang: Lang) -> impl IntoView {
+    let s = crate::i18n::support(lang);
+    view! {
+        <p class="step-link">
+            <a href=href(lang, SCALE_OUT_FORM) data-testid="scale-out-link">{s.step_link}</a>
+            <br />
+            <span class="hint">{s.storefront_link_note}</span>
+        </p>
+    }
+}
+
+/// The support request form with "scaling out" chosen.
+pub const SCALE_OUT_FORM: &str = "/support/requests/new?category=scaling";
 
 #[component]
 pub fn FailureSection(lang: Lang) -> impl IntoView {

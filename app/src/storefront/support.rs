@@ -25,6 +25,11 @@ pub fn SupportPage() -> impl IntoView {
                     {s.support_write_to}" "
                     <SupportEmail />
                 </p>
+                <p class="support-request-link">
+                    <a class="button" href=href(lang, "/support/requests/new") data-testid="open-support-request">{crate::i18n::support(lang).storefront_link}</a>
+                    <br />
+                    <span class="hint">{crate::i18n::support(lang).storefront_link_note}</span>
+                </p>
                 <h2>{s.support_include_heading}</h2>
                 <ul>{s.support_include.iter().map(|item| view! { <li>{*item}</li> }).collect_view()}</ul>
                 <p>{s.support_no_promise}</p>
@@ -34,8 +39,12 @@ pub fn SupportPage() -> impl IntoView {
                     <li><a href=href(lang, "/servers")>{s.support_servers_link}</a></li>
                     <li><a href=href(lang, "/billing")>{s.support_billing_link}</a></li>
                     <li><a href=href(lang, "/account")>{s.support_account_link}</a></li>
+                    <li><a href=href(lang, super::api_docs::REST)>{crate::i18n::api_docs(lang).support_link}</a></li>
                 </ul>
-                <p>{s.support_scale}</p>
+                <p>
+                    {s.support_scale}" "
+                    <a href=href(lang, super::sections::SCALE_OUT_FORM) data-testid="scale-out-link">{crate::i18n::support(lang).step_link}</a>
+                </p>
             </article>
         </Page>
     }

@@ -162,6 +162,7 @@ pub async fn mark_degraded(
     .context("finding the host's server")?;
     if let Some(server) = server {
         record_event(&mut tx, &server, "host.degraded", reason, now).await?;
+        crate::support::open_for_degraded_host(&mut tx, &server, reason, now).await?;
     }
     staff_audit(
         &mut tx,

@@ -150,7 +150,7 @@ async fn must_enrol(
 /// The client's address: behind a load balancer, the right-most entry of
 /// the header it appends (the only one a client cannot forge); otherwise
 /// the socket's peer. Per-address limits depend on getting this right.
-fn client_ip(state: &AppState, req: &Request) -> String {
+pub(crate) fn client_ip(state: &AppState, req: &Request) -> String {
     let socket = || {
         req.extensions()
             .get::<ConnectInfo<SocketAddr>>()

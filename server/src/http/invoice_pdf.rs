@@ -24,11 +24,47 @@ pub(super) async fn response(
     organization_id: Option<&str>,
     id: &str,
 ) -> PageResult {
-    let view = invoice_view(state, organization_id, id, "")
-        .await?
-        .ok_or(PageError::NotFound)?;
+    Ok(
+        match invoice_pdf(state, lang, organization_id, id)
+            .await?
+            .ok_or(PageError::NotFound)?
+        {
+            InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
+            InvoicePdf::Rendered { number, bytes } => (
+                [
+                    (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+                    (
+                        http::header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"{number}.pdf\""),
+                    ),
+                ],
+                bytes,
+            )
+                .into_response(),
+        },
+    )
+}
+
+/// An invoice's PDF: Stripe's, to send the reader to, or ours.
+pub enum InvoicePdf {
+    Elsewhere(String),
+    Rendered { number: String, bytes: Vec<u8> },
+}
+
+/// The PDF of an invoice (of `organization_id`, or any for staff), in
+/// `lang`; `None` if there is no such invoice. The portal's download and
+/// the API's both answer with it.
+pub async fn invoice_pdf(
+    state: &AppState,
+    lang: Lang,
+    organization_id: Option<&str>,
+    id: &str,
+) -> anyhow::Result<Option<InvoicePdf>> {
+    let Some(view) = invoice_view(state, organization_id, id, "").await? else {
+        return Ok(None);
+    };
     if let Some(url) = &view.pdf_url {
-        return Ok(Redirect::to(url).into_response());
+        return Ok(Some(InvoicePdf::Elsewhere(url.clone())));
     }
     let font = state
         .invoice_font
@@ -39,17 +75,10 @@ pub(super) async fn response(
         tokio::task::spawn_blocking(move || backend::billing::pdf::render(&document, &font))
             .await
             .map_err(|error| anyhow!("rendering a PDF panicked: {error}"))??;
-    Ok((
-        [
-            (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
-            (
-                http::header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{}.pdf\"", view.row.number),
-            ),
-        ],
+    Ok(Some(InvoicePdf::Rendered {
+        number: view.row.number,
         bytes,
-    )
-        .into_response())
+    }))
 }
 
 pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {

@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod alerts;
+pub mod api;
 pub mod auth;
 pub mod billing;
 pub mod billing_profile;
@@ -36,6 +37,9 @@ pub mod snapshots;
 pub mod staff;
 pub mod staff_maintenance;
 pub mod staff_orders;
+pub mod staff_support;
 pub mod storefront;
 pub mod stripe;
+pub mod support;
+pub mod tokens;
 pub mod two_factor;

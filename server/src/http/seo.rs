@@ -23,6 +23,7 @@ pub async fn sitemap(State(state): State<Arc<AppState>>) -> Response {
             .iter()
             .map(|p| (*p).to_owned()),
     );
+    pages.push(app::storefront::api_docs::REST.to_owned());
     pages.extend(
         catalog
             .plans

@@ -12,5 +12,6 @@ pub fn routes() -> Vec<Route> {
         Route::page("/{lang}/terms", Access::Storefront),
         Route::page("/{lang}/privacy", Access::Storefront),
         Route::page("/{lang}/imprint", Access::Storefront),
+        Route::page("/{lang}/docs/api", Access::Storefront),
     ]
 }

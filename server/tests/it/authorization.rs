@@ -27,7 +27,8 @@ const ACCOUNT: Want = Redirect("/en/account");
 
 /// (method, route pattern, concrete path, form fields, [anonymous, other, technical, billing, owner, staff]).
 /// Field values may name `{tech}` (A's technical member), `{org_a}` and `{caller}`;
-/// paths may name `{order_a}`, `{server_a}` and `{invoice_a}` (A's owner's order).
+/// paths may name `{order_a}`, `{server_a}` and `{invoice_a}` (A's owner's order)
+/// and `{support_a}` (a billing support request of A's owner).
 type Row = (
     &'static str,
     &'static str,
@@ -51,6 +52,8 @@ const ROWS: &[Row] = &[
     ("GET", "/{lang}/terms", "/en/terms", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
     ("GET", "/{lang}/privacy", "/en/privacy", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
     ("GET", "/{lang}/imprint", "/en/imprint", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
+    // The API's documentation (issue 14): a storefront page.
+    ("GET", "/{lang}/docs/api", "/en/docs/api", &[], [Ok, Ok, Ok, Ok, Ok, Ok]),
     (
         "GET",
         "/{lang}/login",
@@ -334,6 +337,66 @@ const ROWS: &[Row] = &[
     ),
     // Keys are the user's own: another's id is not found.
     ("POST", "/{lang}/keys/delete", "/en/keys/delete", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    // API tokens (issue 14): every member, within their own organization.
+    ("GET", "/{lang}/tokens", "/en/tokens", &[], [LOGIN, Ok, Ok, Ok, Ok, DENIED]),
+    // Creating answers the page with the secret; billing may not give `read`.
+    (
+        "POST",
+        "/{lang}/tokens",
+        "/en/tokens",
+        &[("name", "matrix {caller}"), ("scope", "read"), ("expires", "30")],
+        [LOGIN, Ok, Ok, Status(422), Ok, DENIED],
+    ),
+    // An unknown token, or another organization's, is not found.
+    (
+        "POST",
+        "/{lang}/tokens/revoke",
+        "/en/tokens/revoke",
+        &[("id", "nope"), ("confirm", "yes")],
+        [LOGIN, Status(404), Status(404), Status(404), Status(404), DENIED],
+    ),
+    // Support requests (issue 15): every member, within the categories
+    // their role sees. `{support_a}` is a billing request of A's owner: a
+    // technical member doesn't see it, nor does another organization.
+    ("GET", "/{lang}/support/requests", "/en/support/requests", &[], [LOGIN, Ok, Ok, Ok, Ok, DENIED]),
+    ("GET", "/{lang}/support/requests/new", "/en/support/requests/new?category=scaling", &[], [LOGIN, Ok, Ok, Ok, Ok, DENIED]),
+    (
+        "POST",
+        "/{lang}/support/requests",
+        "/en/support/requests",
+        &[("category", "account"), ("subject", "matrix {caller}"), ("body", "hello")],
+        [LOGIN, Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), DENIED],
+    ),
+    ("GET", "/{lang}/support/requests/{id}", "/en/support/requests/{support_a}", &[], [LOGIN, Status(404), Status(404), Ok, Ok, DENIED]),
+    (
+        "POST",
+        "/{lang}/support/requests/{id}/reply",
+        "/en/support/requests/{support_a}/reply",
+        &[("body", "matrix reply from {caller}")],
+        [LOGIN, Status(404), Status(404), Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/support/requests/{id}/close",
+        "/en/support/requests/{support_a}/close",
+        &[("confirm", "yes")],
+        [LOGIN, Status(404), Status(404), Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/support/requests/{id}/reopen",
+        "/en/support/requests/{support_a}/reopen",
+        &[],
+        [LOGIN, Status(404), Status(404), Redirect("/en/support/requests/"), Redirect("/en/support/requests/"), DENIED],
+    ),
+    // Staff support (issue 15): staff only, for every organization's
+    // requests; members are refused whatever the request.
+    ("GET", "/{lang}/staff/support", "/en/staff/support?state=open&category=billing", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("GET", "/{lang}/staff/support/{id}", "/en/staff/support/{support_a}", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
+    ("POST", "/{lang}/staff/support/{id}/reply", "/en/staff/support/{support_a}/reply", &[("body", " ")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(422)]),
+    ("POST", "/{lang}/staff/support/{id}/note", "/en/staff/support/no-such-request/note", &[("body", "matrix note")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
+    ("POST", "/{lang}/staff/support/{id}/assign", "/en/staff/support/{support_a}/assign", &[("to", "")], [LOGIN, DENIED, DENIED, DENIED, DENIED, Redirect("/en/staff/support/")]),
+    ("POST", "/{lang}/staff/support/{id}/close", "/en/staff/support/no-such-request/close", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Status(404)]),
     // Anyone may ask for a stock alert and use an unsubscribe link.
     (
         "POST",
@@ -595,6 +658,28 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(!invoice_a.is_empty(), "the first invoice");
+    // A billing support request of A's owner.
+    let opened = app
+        .post_as(
+            &owner,
+            "/en/support/requests/new",
+            "/en/support/requests",
+            &[
+                ("category", "billing"),
+                ("subject", "Matrix invoice"),
+                ("body", "hello"),
+            ],
+            &[],
+        )
+        .await;
+    let support_a = opened
+        .location()
+        .trim_start_matches("/en/support/requests/")
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!support_a.is_empty(), "{}", opened.body);
     let callers = [
         app.browser(),
         other,
@@ -632,7 +717,8 @@ async fn every_route_answers_each_caller_as_its_row_says(db: TestDb) {
         let path = &path
             .replace("{order_a}", &order_a)
             .replace("{server_a}", &server_a)
-            .replace("{invoice_a}", &invoice_a);
+            .replace("{invoice_a}", &invoice_a)
+            .replace("{support_a}", &support_a);
         for (i, caller) in callers.iter().enumerate() {
             let fields: Vec<(&str, String)> = fields
                 .iter()

@@ -2,6 +2,8 @@
 //! temporary folder, or a PostgreSQL schema of its own. Tests talk to it
 //! over HTTP and through the operator subcommands, never through tables.
 
+pub mod api;
+pub mod api_client;
 pub mod billing_profile;
 pub mod console;
 pub mod redfish_bmc;

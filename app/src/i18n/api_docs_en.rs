@@ -1,0 +1,202 @@
+use super::api_docs::{ApiDocs, Comments, EndpointNames, ErrorMeanings, Example, Scope};
+
+pub static API_DOCS_EN: ApiDocs = ApiDocs {
+    title: "API documentation",
+    description: "Order GPU servers, take snapshots and watch stock from scripts: the JSON API, its tokens, scopes, errors and limits, with curl examples.",
+    lead: "Everything the portal does with servers, orders, snapshots and invoices, your scripts can do over HTTP. This page explains the rules and shows the common tasks with curl.",
+    footer_link: "API",
+    support_link: "Automate with the API: servers, snapshots, stock",
+    toc_label: "On this page",
+
+    overview_heading: "Overview",
+    overview_base: "Every address on this page starts with",
+    overview_paras: &[
+        "Requests and answers are JSON (`Content-Type: application/json`) in UTF-8.",
+        "Times are RFC 3339 strings in UTC, such as `2026-12-01T18:00:00Z`. Money is an integer number of cents with its currency: `\"total_cents\": 52900, \"currency\": \"EUR\"`. Prices are monthly and exclude VAT.",
+    ],
+    overview_openapi: "The full machine-readable description (OpenAPI 3.1, generated from the code):",
+
+    auth_heading: "Authentication",
+    auth_tokens_before: "Owners and technical members create tokens on the",
+    auth_tokens_link: "API tokens page",
+    auth_tokens_after: "of the portal: a name, the scopes, and an expiry of 30, 90 or 365 days, or none.",
+    auth_paras: &[
+        "The secret looks like `gpu_` followed by 64 hex characters and is shown once, when you create the token. We store only a hash of it, so nobody can show it to you again: copy it into your secret store straight away.",
+        "Send it with every request: `Authorization: Bearer gpu_…`.",
+        "The tokens page shows when and from which address each token was last used. Revoke a token there as soon as you no longer need it or suspect it leaked; creation, use from a new address and revocation go to your organization’s audit log.",
+        "The API never reads cookies: being signed in to the portal in a browser does not authenticate an API call, and no CSRF token is needed.",
+        "A missing, unknown, expired or revoked token gets `401` with `WWW-Authenticate: Bearer`. So does a token whose creator has left the organization or no longer has the role it needs.",
+    ],
+
+    scopes_heading: "Scopes",
+    scopes_intro: "A token can do only what its scopes allow, and never more than its creator’s role allows.",
+    col_scope: "Scope",
+    col_allows: "What it allows",
+    col_granted_by: "Who may grant it",
+    scope_read: Scope {
+        allows: "See servers, orders and snapshots; list, create and delete stock alerts.",
+        granted_by: "Owners, technical members",
+    },
+    scope_servers_write: Scope {
+        allows: "Place orders; rename, reboot and power-cycle servers; take, restore and delete snapshots; schedule or revoke a cancellation; open console tickets.",
+        granted_by: "Owners, technical members",
+    },
+    scope_billing_read: Scope {
+        allows: "Invoices (list, details, PDF) and credit notes.",
+        granted_by: "Owners, billing members",
+    },
+    scopes_after: &[
+        "A request to an endpoint whose scope the token lacks gets `403` with the code `insufficient_scope`.",
+    ],
+
+    errors_heading: "Errors",
+    errors_intro: "Every error has the same shape: a code for your program and a message for a person.",
+    errors_example_message: "This token lacks the scope servers:write.",
+    col_status: "Status",
+    col_code: "Code",
+    col_meaning: "Meaning",
+    errors: ErrorMeanings {
+        bad_request: "The request could not be read (malformed JSON, a bad parameter).",
+        unauthorized: "No token, or one that is unknown, expired or revoked.",
+        insufficient_scope: "The token lacks the scope this endpoint needs.",
+        not_found: "No such object. Another organization’s ids get this too, never 403.",
+        method_not_allowed: "The path exists, but not with this method.",
+        conflict: "Not possible in the object’s current state, e.g. the server is busy.",
+        idempotency_key_reused: "This `Idempotency-Key` was used for a different order.",
+        too_large: "The request body is too large.",
+        unsupported_media_type: "The body is not `application/json`.",
+        invalid: "A field is missing or has a value we cannot accept.",
+        sold_out: "No host of this plan is free at this site.",
+        invalid_name: "The name is not allowed (length or characters).",
+        idempotency_key_required: "`POST /orders` without an `Idempotency-Key` header.",
+        no_billing_profile: "Your organization has no billing details yet; add them in the portal.",
+        rate_limited: "Too many requests; wait the seconds in `Retry-After`.",
+        unavailable: "We cannot answer right now; retry a little later.",
+    },
+    errors_after: &[
+        "Branch on `code`, never on `message`: messages may change wording.",
+        "Messages are in English unless you send `Accept-Language: zh`.",
+    ],
+
+    idempotency_heading: "Idempotency",
+    idempotency_paras: &[
+        "A network error after you send an order leaves you not knowing whether it was placed. So `POST /orders` requires an `Idempotency-Key` header: any string of 1 to 100 characters that you choose, a new one for each order (a UUID works well).",
+        "Retry with the same key and you get the same order back (`200` instead of `201`), never a second server. The same key with a different plan, site or name is `409 idempotency_key_reused`; without the header the answer is `422 idempotency_key_required`.",
+    ],
+
+    pagination_heading: "Pagination",
+    pagination_paras: &[
+        "Lists answer `{\"data\": […], \"next_cursor\": …}`. Ask for up to 100 items with `?limit=` (default 50), then pass `next_cursor` back as `?cursor=` until it is `null`.",
+    ],
+
+    rate_heading: "Rate limits",
+    rate_paras: &[
+        "Each token may make 300 requests per 60-second window. The count is kept in our database, so it is the same whichever of our servers answers.",
+        "Every answer to a request with a token says where you stand: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, and `X-RateLimit-Reset` (seconds until the window starts again).",
+        "Over the limit you get `429 rate_limited` with a `Retry-After` header in seconds: wait that long, then continue. Polling a server every 10 seconds uses 6 requests a minute.",
+        "Public endpoints (plans, stock, latency) are not counted: they are cached and carry an `ETag`.",
+    ],
+
+    stock_heading: "Stock and caching",
+    stock_paras: &[
+        "`GET /stock` tells, for each plan at each site, whether hosts are free: `level` is `in_stock`, `few` or `sold_out`, and `band` is `0`, `1`, `2`, `3-9` or `10+`. Filter with `?plan=g-l40s&site=fra`.",
+        "Answers carry `Cache-Control: public, max-age=10` and an `ETag`. Send the last ETag back in `If-None-Match`: while nothing changed the answer is `304 Not Modified` with no body, which costs you and us almost nothing.",
+        "Stock is live: a host shown free can be taken by someone else a second later. Placing the order is what reserves it.",
+    ],
+    stock_feed: "Or follow the changes in any feed reader: the Atom feed has one entry each time a plan at a site changes level, and takes the same filters.",
+
+    long_heading: "Long-running work",
+    long_paras: &[
+        "Provisioning a server, taking or restoring a snapshot take minutes, so these requests do not wait: they answer `201` or `202` at once, and the work goes on in our data centre.",
+        "To follow it, poll the resource: `GET /servers/{id}` has `state` (`pending`, `provisioning`, `running`, `rebooting`, `failed`), the current `step` and a `progress` from 0 to 100. Each snapshot in `GET /servers/{id}/snapshots` has `state` (`creating`, `ready`, `restoring`, `deleting`) and `progress`.",
+        "Every 5 to 10 seconds is often enough. The work continues if your script stops; just poll again.",
+    ],
+
+    examples_heading: "Examples",
+    examples_intro: &[
+        "The examples are bash scripts using curl and `jq`. Save the first block as `api.sh` in the folder you run them from: it holds your token and the `api` helper the scripts call.",
+    ],
+    order_example: Example {
+        heading: "Order a server and wait for it",
+        intro: &[
+            "A G-L40S in Frankfurt (plan `g-l40s`, site `fra`) with Ubuntu 24.04 and your SSH key. This needs the `servers:write` and `read` scopes.",
+        ],
+        after: &[
+            "If the order must be paid first, `payment_url` says where; the loop waits until the order has a server.",
+            "A `422 sold_out` means the last free host went to someone else: watch stock (below) and try again.",
+        ],
+    },
+    snapshot_example: Example {
+        heading: "Snapshot before a driver upgrade",
+        intro: &[
+            "Upgrading the NVIDIA driver or CUDA is the most common way to break a working machine. A snapshot first takes seconds and lets you go back.",
+        ],
+        after: &[
+            "A restore replaces everything on the server’s disks with the snapshot: data written after it is lost, and the server restarts.",
+            "Happy with the new driver? Delete the snapshot with `DELETE /servers/{id}/snapshots/{snapshot_id}`; each server keeps a limited number of them.",
+        ],
+    },
+    watch_example: Example {
+        heading: "Watch stock for G-L40S in Frankfurt",
+        intro: &[
+            "Stock endpoints need no token. This script remembers the ETag between runs and prints only when stock has changed, so you can run it from cron every minute: cron mails you its output, which is only ever news.",
+        ],
+        after: &[],
+    },
+    watch_alert: "Or let us write to you: a stock alert mails the token’s creator when the plan is back at that site (scope `read`).",
+    comments: Comments {
+        setup_token: "Your token, from the API tokens page (shown once).",
+        setup_stop: "Stop at the first failed request.",
+        setup_helper: "Every call below sends the token and asks for English messages.",
+        order_place: "Place the order. curl retries a lost answer with the same key, which never orders twice.",
+        order_paid: "Wait until the order has a server (after payment, if it needs one).",
+        order_poll: "Print the step and progress every 10 s until the server runs.",
+        order_address: "Ready: its address.",
+        snapshot_server: "The server’s id, from GET /servers.",
+        snapshot_wait: "Print the snapshot’s state and progress until it is ready.",
+        snapshot_take: "1. Take the snapshot and wait for it.",
+        snapshot_upgrade: "2. Upgrade the driver and reboot.",
+        snapshot_restore: "3. If the GPUs do not come back: return to the snapshot.",
+        watch_files: "The last answer and its ETag live here between runs.",
+        watch_empty: "On the first run the ETag is empty and curl sends no header.",
+        watch_changed: "Changed: remember the new ETag and print the stock.",
+        watch_same: "Nothing changed since the last run.",
+        alert_mail: "Mailed to you once the plan is back in stock there.",
+        pagination_loop: "Every server, 100 per request.",
+    },
+
+    endpoints_heading: "Endpoints",
+    endpoints_intro: "Paths are relative to the base address above.",
+    col_method: "Method",
+    col_path: "Path",
+    col_what: "What it does",
+    scope_public: "none (public)",
+    endpoints: EndpointNames {
+        plans: "Plans with their hardware and monthly price.",
+        stock: "Stock per plan and site.",
+        stock_feed: "Atom feed of stock changes.",
+        latency: "Measured latency to each site.",
+        openapi: "This API as an OpenAPI 3.1 document.",
+        servers: "Your servers (paginated).",
+        server: "One server: state, progress, addresses, telemetry.",
+        snapshots: "A server’s snapshots.",
+        orders: "Your orders (paginated).",
+        order: "One order.",
+        stock_alerts: "Your stock alerts.",
+        stock_alert_create: "Create a stock alert for a plan at a site.",
+        stock_alert_delete: "Delete a stock alert.",
+        order_create: "Place an order (needs `Idempotency-Key`).",
+        server_rename: "Rename a server.",
+        server_power: "Reboot or power-cycle.",
+        snapshot_take: "Take a snapshot.",
+        snapshot_restore: "Restore a snapshot.",
+        snapshot_delete: "Delete a snapshot.",
+        cancellation_schedule: "Cancel at the end of a term.",
+        cancellation_revoke: "Revoke a scheduled cancellation.",
+        console_ticket: "A link to the serial or VNC console, valid for 60 s in a browser signed in as you.",
+        invoices: "Invoices (paginated).",
+        invoice: "One invoice.",
+        invoice_pdf: "An invoice as PDF.",
+        credit_notes: "Credit notes.",
+    },
+};

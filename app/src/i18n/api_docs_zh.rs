@@ -1,0 +1,202 @@
+use super::api_docs::{ApiDocs, Comments, EndpointNames, ErrorMeanings, Example, Scope};
+
+pub static API_DOCS_ZH: ApiDocs = ApiDocs {
+    title: "API 文档",
+    description: "用脚本订购 GPU 服务器、创建快照、关注库存：JSON API 的令牌、权限范围、错误与限额说明，附 curl 示例。",
+    lead: "在门户里能对服务器、订单、快照和发票做的事，您的脚本都可以通过 HTTP 完成。本页说明使用规则，并用 curl 演示最常见的几项任务。",
+    footer_link: "API 文档",
+    support_link: "用 API 自动管理服务器、快照和库存",
+    toc_label: "本页目录",
+
+    overview_heading: "概览",
+    overview_base: "本页所有地址都以此开头：",
+    overview_paras: &[
+        "请求和响应都是 UTF-8 编码的 JSON（`Content-Type: application/json`）。",
+        "时间采用 UTC 的 RFC 3339 字符串，例如 `2026-12-01T18:00:00Z`。金额以整数“分”表示，并附币种：`\"total_cents\": 52900, \"currency\": \"EUR\"`。价格均为月价，不含增值税。",
+    ],
+    overview_openapi: "完整的机器可读描述（OpenAPI 3.1，由代码自动生成）：",
+
+    auth_heading: "身份验证",
+    auth_tokens_before: "组织的所有者和技术成员可以在门户的",
+    auth_tokens_link: "API 令牌页面",
+    auth_tokens_after: "创建令牌：填写名称、选择权限范围，并设置有效期（30、90 或 365 天，也可以不过期）。",
+    auth_paras: &[
+        "密钥的形式是 `gpu_` 加 64 个十六进制字符，只在创建时显示一次。我们只保存它的哈希值，任何人都无法再次为您显示，请立即把它存进您的密钥管理工具。",
+        "每个请求都要带上它：`Authorization: Bearer gpu_…`。",
+        "令牌页面会显示每个令牌最近一次的使用时间和来源地址。不再需要某个令牌，或怀疑它已泄露时，请立即在那里撤销。创建令牌、从新地址使用令牌以及撤销令牌，都会记入组织的审计日志。",
+        "API 从不读取 Cookie：在浏览器中登录门户并不能为 API 调用验证身份，也不需要 CSRF 令牌。",
+        "缺少令牌，或令牌无法识别、已过期、已撤销时，响应为 `401`，并带有 `WWW-Authenticate: Bearer`。如果令牌的创建者已离开组织，或不再拥有相应角色，也会如此。",
+    ],
+
+    scopes_heading: "权限范围",
+    scopes_intro: "令牌只能做其权限范围允许的事，而且永远不会超出创建者角色的权限。",
+    col_scope: "权限范围",
+    col_allows: "允许的操作",
+    col_granted_by: "谁可以授予",
+    scope_read: Scope {
+        allows: "查看服务器、订单和快照；查看、创建和删除到货提醒。",
+        granted_by: "所有者、技术成员",
+    },
+    scope_servers_write: Scope {
+        allows: "下单；重命名、重启服务器或为其断电重启；创建、恢复和删除快照；安排或撤回取消；获取控制台票据。",
+        granted_by: "所有者、技术成员",
+    },
+    scope_billing_read: Scope {
+        allows: "发票（列表、详情、PDF）和贷项通知单。",
+        granted_by: "所有者、账务成员",
+    },
+    scopes_after: &[
+        "如果令牌缺少某个接口所需的权限范围，响应为 `403`，错误代码为 `insufficient_scope`。",
+    ],
+
+    errors_heading: "错误",
+    errors_intro: "所有错误的格式都相同：一个供程序判断的代码，加一条给人看的说明。",
+    errors_example_message: "此令牌没有 servers:write 权限。",
+    col_status: "状态码",
+    col_code: "错误代码",
+    col_meaning: "含义",
+    errors: ErrorMeanings {
+        bad_request: "无法解析请求（JSON 格式错误或参数有误）。",
+        unauthorized: "没有令牌，或令牌无法识别、已过期、已撤销。",
+        insufficient_scope: "令牌缺少此接口所需的权限范围。",
+        not_found: "对象不存在。其他组织的 ID 也返回此错误，而不是 403。",
+        method_not_allowed: "路径存在，但不支持此方法。",
+        conflict: "对象当前的状态不允许此操作，例如服务器正忙。",
+        idempotency_key_reused: "此 `Idempotency-Key` 已用于另一笔不同的订单。",
+        too_large: "请求体过大。",
+        unsupported_media_type: "请求体不是 `application/json`。",
+        invalid: "缺少某个字段，或字段的值无法接受。",
+        sold_out: "此站点该方案已无空闲主机。",
+        invalid_name: "名称不符合要求（长度或字符）。",
+        idempotency_key_required: "`POST /orders` 请求缺少 `Idempotency-Key` 请求头。",
+        no_billing_profile: "您的组织尚未填写账单信息，请先在门户中补充。",
+        rate_limited: "请求过多，请按 `Retry-After` 给出的秒数等待。",
+        unavailable: "暂时无法处理，请稍后重试。",
+    },
+    errors_after: &[
+        "请根据 `code` 判断，而不要依赖 `message`：说明文字的措辞可能会调整。",
+        "发送 `Accept-Language: zh` 即可收到中文说明，否则为英文。",
+    ],
+
+    idempotency_heading: "幂等性",
+    idempotency_paras: &[
+        "下单请求发出后若遇到网络错误，您无法知道订单是否已经生效。因此 `POST /orders` 必须带 `Idempotency-Key` 请求头：由您自选的 1 到 100 个字符，每笔新订单用一个新值（UUID 就很合适）。",
+        "用同一个键重试，会得到同一笔订单（状态码 `200` 而不是 `201`），绝不会多出一台服务器。同一个键配上不同的方案、站点或名称，响应为 `409 idempotency_key_reused`；缺少该请求头时，响应为 `422 idempotency_key_required`。",
+    ],
+
+    pagination_heading: "分页",
+    pagination_paras: &[
+        "列表的响应格式为 `{\"data\": […], \"next_cursor\": …}`。用 `?limit=` 指定每页条数（最多 100，默认 50），然后把 `next_cursor` 作为 `?cursor=` 传回，直到它为 `null`。",
+    ],
+
+    rate_heading: "速率限制",
+    rate_paras: &[
+        "每个令牌在每 60 秒的时间窗口内最多可发送 300 个请求。计数保存在我们的数据库中，无论由哪台服务器响应，计数都一致。",
+        "凡是带令牌的请求，响应中都会告诉您当前的额度：`X-RateLimit-Limit`、`X-RateLimit-Remaining`，以及 `X-RateLimit-Reset`（距下一个窗口开始的秒数）。",
+        "超出限额时，响应为 `429 rate_limited`，并带有以秒为单位的 `Retry-After` 请求头：等待相应时间后再继续。每 10 秒查询一次服务器状态，每分钟只用 6 个请求。",
+        "公开接口（方案、库存、延迟）不计入限额：它们有缓存，并带有 `ETag`。",
+    ],
+
+    stock_heading: "库存与缓存",
+    stock_paras: &[
+        "`GET /stock` 给出每个站点每个方案是否有空闲主机：`level` 为 `in_stock`、`few` 或 `sold_out`，`band` 为 `0`、`1`、`2`、`3-9` 或 `10+`。可用 `?plan=g-l40s&site=fra` 筛选。",
+        "响应带有 `Cache-Control: public, max-age=10` 和 `ETag`。请把上次收到的 ETag 放进 `If-None-Match` 发回：只要库存没有变化，响应就是不带正文的 `304 Not Modified`，对双方几乎都没有开销。",
+        "库存是实时的：显示为空闲的主机，下一秒就可能被别人订走。只有下单才会为您保留主机。",
+    ],
+    stock_feed: "也可以用任意订阅阅读器关注变化：每当某个站点某个方案的库存级别变化，Atom 订阅源就会新增一条，筛选参数与上面相同。",
+
+    long_heading: "耗时较长的操作",
+    long_paras: &[
+        "开通服务器、创建或恢复快照都需要几分钟，所以这些请求不会等待完成：它们立即返回 `201` 或 `202`，实际工作在我们的机房中继续进行。",
+        "要跟踪进度，请轮询相应资源：`GET /servers/{id}` 返回 `state`（`pending`、`provisioning`、`running`、`rebooting`、`failed`）、当前步骤 `step` 和 0 到 100 的进度 `progress`。`GET /servers/{id}/snapshots` 中每个快照都有 `state`（`creating`、`ready`、`restoring`、`deleting`）和 `progress`。",
+        "每 5 到 10 秒查询一次通常就够了。即使您的脚本中途退出，工作也会继续，重新查询即可。",
+    ],
+
+    examples_heading: "示例",
+    examples_intro: &[
+        "示例都是使用 curl 和 `jq` 的 bash 脚本。请把第一段保存为 `api.sh`，放在运行脚本的目录中：其中是您的令牌，以及各脚本调用的辅助函数 `api`。",
+    ],
+    order_example: Example {
+        heading: "订购一台服务器并等待其就绪",
+        intro: &[
+            "在法兰克福订购一台 G-L40S（方案 `g-l40s`，站点 `fra`），使用 Ubuntu 24.04 和您的 SSH 公钥。需要 `servers:write` 和 `read` 权限。",
+        ],
+        after: &[
+            "如果订单需要先付款，`payment_url` 会给出付款地址；循环会一直等到订单有了对应的服务器。",
+            "`422 sold_out` 表示最后一台空闲主机已被别人订走：请关注库存（见下文）后再试。",
+        ],
+    },
+    snapshot_example: Example {
+        heading: "升级驱动前先做快照",
+        intro: &[
+            "升级 NVIDIA 驱动或 CUDA，是让一台好好的机器出问题最常见的原因。先花几秒钟做个快照，出了问题还能退回去。",
+        ],
+        after: &[
+            "恢复会用快照替换服务器磁盘上的全部内容：快照之后写入的数据会丢失，服务器会重启。",
+            "新驱动用着没问题？用 `DELETE /servers/{id}/snapshots/{snapshot_id}` 删除快照即可；每台服务器的快照数量有上限。",
+        ],
+    },
+    watch_example: Example {
+        heading: "关注法兰克福 G-L40S 的库存",
+        intro: &[
+            "库存接口不需要令牌。这个脚本会在两次运行之间记住 ETag，只在库存变化时才输出，因此可以用 cron 每分钟运行一次：cron 会把输出通过邮件发给您，而输出的必然是新消息。",
+        ],
+        after: &[],
+    },
+    watch_alert: "也可以让我们通知您：创建到货提醒后，当该站点重新有这个方案时，我们会发邮件给令牌的创建者（需要 `read` 权限）。",
+    comments: Comments {
+        setup_token: "您的令牌，来自 API 令牌页面（只显示一次）。",
+        setup_stop: "任何请求失败即停止。",
+        setup_helper: "下面每个调用都会带上令牌，并要求中文错误说明。",
+        order_place: "下单。响应丢失时 curl 会用同一个键重试，绝不会重复下单。",
+        order_paid: "等待订单有了对应的服务器（如需付款，则在付款之后）。",
+        order_poll: "每 10 秒输出一次步骤和进度，直到服务器运行。",
+        order_address: "已就绪：它的 IP 地址。",
+        snapshot_server: "服务器 ID，可从 GET /servers 获得。",
+        snapshot_wait: "输出快照的状态和进度，直到它可用（ready）。",
+        snapshot_take: "1. 创建快照并等待完成。",
+        snapshot_upgrade: "2. 升级驱动并重启。",
+        snapshot_restore: "3. 如果显卡没有恢复正常：退回到快照。",
+        watch_files: "上次的响应和它的 ETag 保存在这里，供下次运行使用。",
+        watch_empty: "首次运行时 ETag 为空，curl 不会发送该请求头。",
+        watch_changed: "有变化：记下新的 ETag 并输出库存。",
+        watch_same: "自上次运行以来没有变化。",
+        alert_mail: "该站点重新有货时，我们会发邮件给您。",
+        pagination_loop: "列出全部服务器，每次请求 100 台。",
+    },
+
+    endpoints_heading: "接口列表",
+    endpoints_intro: "路径均相对于上文的基础地址。",
+    col_method: "方法",
+    col_path: "路径",
+    col_what: "用途",
+    scope_public: "无（公开）",
+    endpoints: EndpointNames {
+        plans: "方案及其硬件配置和月价。",
+        stock: "各方案在各站点的库存。",
+        stock_feed: "库存变化的 Atom 订阅源。",
+        latency: "到各站点的实测延迟。",
+        openapi: "本 API 的 OpenAPI 3.1 文档。",
+        servers: "您的服务器（分页）。",
+        server: "单台服务器：状态、进度、地址、遥测数据。",
+        snapshots: "服务器的快照。",
+        orders: "您的订单（分页）。",
+        order: "单笔订单。",
+        stock_alerts: "您的到货提醒。",
+        stock_alert_create: "为某站点的某方案创建到货提醒。",
+        stock_alert_delete: "删除到货提醒。",
+        order_create: "下单（需要 `Idempotency-Key`）。",
+        server_rename: "重命名服务器。",
+        server_power: "重启或断电重启。",
+        snapshot_take: "创建快照。",
+        snapshot_restore: "恢复快照。",
+        snapshot_delete: "删除快照。",
+        cancellation_schedule: "在某个期限结束时取消服务器。",
+        cancellation_revoke: "撤回已安排的取消。",
+        console_ticket: "串口或 VNC 控制台的链接，60 秒内在以您身份登录的浏览器中打开有效。",
+        invoices: "发票（分页）。",
+        invoice: "单张发票。",
+        invoice_pdf: "发票 PDF。",
+        credit_notes: "贷项通知单。",
+    },
+};

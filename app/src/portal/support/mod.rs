@@ -1,0 +1,179 @@
+//! The organization's support requests as its members see them: the list,
+//! the form that opens one, and a request's thread. Members see only the
+//! categories their role may see; the server decides which and sends only
+//! those. Messages are plain text: Leptos escapes them, line breaks become
+//! `<br>` elements, never HTML from the message itself.
+
+pub mod list;
+pub mod new;
+pub mod thread;
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::support;
+
+/// Shortest subject, in characters.
+pub const SUBJECT_MIN: usize = 3;
+/// Longest subject, in characters.
+pub const SUBJECT_MAX: usize = 150;
+/// Longest message, in characters.
+pub const BODY_MAX: usize = 10_000;
+/// Longest answer to a scaling-out question, in characters.
+pub const SCALING_MAX: usize = 200;
+
+/// One request in the list and at the top of its thread. Category and
+/// state are the stored words (`scaling`, `waiting`, …).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RequestRow {
+    pub id: String,
+    pub reference: String,
+    pub category: String,
+    pub subject: String,
+    pub state: String,
+    pub server_id: Option<String>,
+    pub server_name: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub closed_at: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SupportListView {
+    pub requests: Vec<RequestRow>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct NewRequestView {
+    /// The categories the viewer may open, in display order.
+    pub categories: Vec<String>,
+    /// The organization's servers: (id, name).
+    pub servers: Vec<(String, String)>,
+    /// Chosen by the link that led here (`?category=`, `?server=`).
+    pub category: String,
+    pub server: String,
+}
+
+/// The answers to the scaling-out questions, as typed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ScalingView {
+    pub cards: String,
+    pub workload: String,
+    pub model_size: String,
+    pub timeline: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MessageView {
+    pub author: String,
+    /// `customer`, `staff` or `system`.
+    pub kind: String,
+    pub body: String,
+    pub created_at: i64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ThreadView {
+    pub request: RequestRow,
+    pub scaling: Option<ScalingView>,
+    /// Oldest first; never staff's internal notes.
+    pub messages: Vec<MessageView>,
+    /// Until when a closed request may be reopened.
+    pub reopen_until: Option<i64>,
+}
+
+/// Why a support form was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SupportRefusal {
+    Subject,
+    Body,
+    Category,
+    Server,
+    Scaling,
+    Closed,
+    ReopenExpired,
+    /// Replies too fast: seconds until another is allowed.
+    TooMany(i64),
+}
+
+impl SupportRefusal {
+    pub fn message(self, lang: Lang) -> String {
+        let s = support(lang);
+        match self {
+            SupportRefusal::Subject => (s.err_subject)(SUBJECT_MIN, SUBJECT_MAX),
+            SupportRefusal::Body => (s.err_body)(BODY_MAX),
+            SupportRefusal::Category => s.err_category.to_owned(),
+            SupportRefusal::Server => s.err_server.to_owned(),
+            SupportRefusal::Scaling => s.err_scaling.to_owned(),
+            SupportRefusal::Closed => s.err_closed.to_owned(),
+            SupportRefusal::ReopenExpired => s.err_reopen_expired.to_owned(),
+            SupportRefusal::TooMany(secs) => (s.err_too_many)(((secs + 59) / 60).max(1)),
+        }
+    }
+
+    pub fn status(self) -> u16 {
+        match self {
+            SupportRefusal::Closed | SupportRefusal::ReopenExpired => 409,
+            SupportRefusal::TooMany(_) => 429,
+            _ => 422,
+        }
+    }
+}
+
+pub fn category_name(lang: Lang, category: &str) -> &'static str {
+    let s = support(lang);
+    match category {
+        "scaling" => s.cat_scaling,
+        "hardware" => s.cat_hardware,
+        "billing" => s.cat_billing,
+        "account" => s.cat_account,
+        _ => s.cat_other,
+    }
+}
+
+pub fn category_hint(lang: Lang, category: &str) -> &'static str {
+    let s = support(lang);
+    match category {
+        "scaling" => s.cat_scaling_hint,
+        "hardware" => s.cat_hardware_hint,
+        "billing" => s.cat_billing_hint,
+        "account" => s.cat_account_hint,
+        _ => s.cat_other_hint,
+    }
+}
+
+pub fn state_name(lang: Lang, state: &str) -> &'static str {
+    let s = support(lang);
+    match state {
+        "waiting" => s.state_waiting,
+        "answered" => s.state_answered,
+        "closed" => s.state_closed,
+        _ => s.state_open,
+    }
+}
+
+/// The state as a badge; "waiting for you" stands out.
+#[component]
+pub fn StateBadge(lang: Lang, state: String) -> impl IntoView {
+    let class = format!("state-badge support-state support-{state}");
+    view! { <span class=class data-state=state.clone()>{state_name(lang, &state)}</span> }
+}
+
+pub fn when(at: i64) -> impl IntoView {
+    view! { <time datetime=domain::time::format_iso(at)>{domain::time::format_datetime(at)}</time> }
+}
+
+/// Plain text with its line breaks: each line is escaped text, a `<br>`
+/// between lines.
+pub fn with_breaks(text: &str) -> impl IntoView {
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|l| l.trim_end_matches('\r').to_owned())
+        .collect();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| view! { {(i > 0).then(|| view! { <br /> })} {line} })
+        .collect_view()
+}

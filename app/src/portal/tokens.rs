@@ -1,0 +1,295 @@
+//! The API tokens page: the organization's tokens (owners see everyone's,
+//! other members their own), each with its scopes, expiry, last use and a
+//! confirmed revoke; the form that creates one; and, in the answer to that
+//! form only, the new secret shown once.
+
+use domain::Lang;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::forms::{CsrfField, FormErrorNotice};
+use super::nav::PortalNav;
+use super::{from_parts, query, use_feedback};
+use crate::i18n::tokens;
+use crate::shell::route_lang;
+use crate::storefront::href;
+use crate::storefront::layout::Page;
+use crate::storefront::not_found::NotFound;
+
+/// The redirect code after a revocation (`?done=token-revoked`).
+pub const REVOKED: &str = "token-revoked";
+
+/// The expiries offered, in days (the backend refuses others).
+const EXPIRY_DAYS: [i64; 3] = [30, 90, 365];
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TokensView {
+    pub tokens: Vec<TokenRow>,
+    /// The scopes the viewer's role may give, by their API names.
+    pub offered: Vec<String>,
+    /// Owners see every member's tokens with their creator.
+    pub owner: bool,
+    pub now: i64,
+    /// The token just created, (name, secret): only in the answer to the
+    /// create form, never in an address or a session.
+    pub created: Option<(String, String)>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TokenRow {
+    pub id: String,
+    pub name: String,
+    pub prefix: String,
+    pub scopes: Vec<String>,
+    pub creator_email: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+    /// (when, from which address)
+    pub last_used: Option<(i64, Option<String>)>,
+    /// Whether the viewer may revoke it (their own, or an owner).
+    pub revocable: bool,
+}
+
+/// Why the create form was refused, in words the page translates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenRefusal {
+    Name,
+    NoScopes,
+    Scope,
+    Expiry,
+    TooMany,
+}
+
+impl TokenRefusal {
+    pub fn message(self, lang: Lang) -> String {
+        let t = tokens(lang);
+        match self {
+            TokenRefusal::Name => t.err_name,
+            TokenRefusal::NoScopes => t.err_no_scopes,
+            TokenRefusal::Scope => t.err_scope,
+            TokenRefusal::Expiry => t.err_expiry,
+            TokenRefusal::TooMany => t.err_too_many,
+        }
+        .to_owned()
+    }
+
+    pub fn status(self) -> u16 {
+        match self {
+            TokenRefusal::TooMany => 409,
+            _ => 422,
+        }
+    }
+}
+
+fn scope_words(lang: Lang, scope: &str) -> &'static str {
+    let t = tokens(lang);
+    match scope {
+        "read" => t.scope_read,
+        "servers:write" => t.scope_servers_write,
+        "billing:read" => t.scope_billing_read,
+        _ => "",
+    }
+}
+
+fn when(at: i64) -> impl IntoView {
+    view! { <time datetime=domain::time::format_iso(at)>{domain::time::format_datetime(at)}</time> }
+}
+
+#[component]
+pub fn TokensPage() -> impl IntoView {
+    let Some(lang) = route_lang() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    if from_parts::<super::Denied>().is_some() {
+        return view! { <super::forms::DeniedPage lang rest="/tokens" /> }.into_any();
+    }
+    let Some(view) = from_parts::<TokensView>() else {
+        return view! { <NotFound /> }.into_any();
+    };
+    let t = tokens(lang);
+    let revoked = query("done").is_some_and(|d| d == REVOKED);
+    let secret = view
+        .created
+        .clone()
+        .map(|(name, secret)| view! { <NewSecret lang name secret /> });
+    let list = if view.tokens.is_empty() {
+        view! { <p data-testid="no-tokens">{t.empty}</p> }.into_any()
+    } else {
+        view! { <TokenTable lang view=view.clone() /> }.into_any()
+    };
+    view! {
+        <Page lang title=t.title.to_owned() description=t.title.to_owned() rest="/tokens".to_owned() noindex=true>
+            <section class="section portal-form wide" aria-labelledby="tokens-title">
+                <PortalNav lang />
+                <h1 id="tokens-title">{t.title}</h1>
+                <p class="lead">{t.intro}</p>
+                <p>{t.docs_before}<a href=href(lang, "/docs/api")>{t.docs_link}</a></p>
+                {secret}
+                <FormErrorNotice lang />
+                {revoked.then(|| view! { <p class="notice notice-ok" role="status" data-testid="notice">{t.revoked_notice}</p> })}
+                {list}
+                <CreateForm lang offered=view.offered />
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+/// The secret of the token just created, with the warning that it is
+/// shown this once (a copy button the shared `/copy.js` turns on).
+#[component]
+fn NewSecret(lang: Lang, name: String, secret: String) -> impl IntoView {
+    let t = tokens(lang);
+    view! {
+        <div class="notice notice-ok secret" role="status" data-testid="new-token">
+            <h2>{(t.secret_title)(&name)}</h2>
+            <p class="copyable">
+                <code id="token-secret" data-token-secret>{secret}</code>
+                " "
+                <button type="button" class="secondary" data-copy="token-secret" data-copied=t.copied hidden>
+                    {t.copy}
+                </button>
+            </p>
+            <p><strong>{t.secret_once}</strong></p>
+        </div>
+        <script src="/copy.js" defer></script>
+    }
+}
+
+#[component]
+fn TokenTable(lang: Lang, view: TokensView) -> impl IntoView {
+    let t = tokens(lang);
+    let owner = view.owner;
+    let rows = view
+        .tokens
+        .into_iter()
+        .map(|row| view! { <TokenLine lang row owner now=view.now /> })
+        .collect_view();
+    view! {
+        <div class="table-scroll" role="region" tabindex="0" aria-label=t.title>
+            <table class="tokens">
+                <thead>
+                    <tr>
+                        <th scope="col">{t.col_name}</th>
+                        <th scope="col">{t.col_token}</th>
+                        <th scope="col">{t.col_scopes}</th>
+                        {owner.then(|| view! { <th scope="col">{t.col_creator}</th> })}
+                        <th scope="col">{t.col_created}</th>
+                        <th scope="col">{t.col_expires}</th>
+                        <th scope="col">{t.col_last_used}</th>
+                        <th scope="col">{t.col_state}</th>
+                        <th scope="col"><span class="sr-only">{t.revoke}</span></th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+#[component]
+fn TokenLine(lang: Lang, row: TokenRow, owner: bool, now: i64) -> impl IntoView {
+    let t = tokens(lang);
+    let expired = row.expires_at.is_some_and(|at| at <= now);
+    let (state, state_code) = match (row.revoked_at, expired) {
+        (Some(_), _) => (t.state_revoked, "revoked"),
+        (None, true) => (t.state_expired, "expired"),
+        (None, false) => (t.state_active, "active"),
+    };
+    let last_used = match row.last_used {
+        Some((at, ip)) => {
+            view! { {when(at)}{ip.map(|ip| view! { " · "<span class="address">{ip}</span> })} }
+                .into_any()
+        }
+        None => view! { {t.never_used} }.into_any(),
+    };
+    let revoke = (row.revocable && state_code == "active").then(|| {
+        let confirm_id = format!("revoke-{}", row.id);
+        let label_for = confirm_id.clone();
+        view! {
+            <form method="post" action=href(lang, "/tokens/revoke") class="inline">
+                <CsrfField />
+                <input type="hidden" name="id" value=row.id.clone() />
+                <label class="option" for=label_for>
+                    <input type="checkbox" id=confirm_id name="confirm" value="yes" required />
+                    " "{(t.revoke_confirm)(&row.name)}
+                </label>
+                <button type="submit" class="secondary">{t.revoke}</button>
+            </form>
+        }
+    });
+    let scopes = row.scopes.join(" ");
+    let scopes_attr = scopes.clone();
+    view! {
+        <tr data-token=row.id.clone() data-state=state_code>
+            <th scope="row">{row.name.clone()}</th>
+            <td><code data-token-prefix>{format!("gpu_{}…", row.prefix)}</code></td>
+            <td data-scopes=scopes_attr>{scopes}</td>
+            {owner.then(|| view! { <td>{row.creator_email.clone()}</td> })}
+            <td>{when(row.created_at)}</td>
+            <td>{row.expires_at.map_or_else(|| view! { {t.never_expires} }.into_any(), |at| when(at).into_any())}</td>
+            <td>{last_used}</td>
+            <td>{state}</td>
+            <td>{revoke}</td>
+        </tr>
+    }
+}
+
+#[component]
+fn CreateForm(lang: Lang, offered: Vec<String>) -> impl IntoView {
+    let t = tokens(lang);
+    let feedback = use_feedback();
+    let chosen = feedback.value("scopes");
+    let chosen: Vec<&str> = chosen.split_whitespace().collect();
+    let scopes = offered
+        .iter()
+        .map(|scope| {
+            let id = format!("scope-{}", scope.replace(':', "-"));
+            let checked = chosen.contains(&scope.as_str());
+            let label_for = id.clone();
+            view! {
+                <label class="option" for=label_for>
+                    <input type="checkbox" id=id name="scope" value=scope.clone() checked=checked />
+                    " "{scope_words(lang, scope)}
+                </label>
+            }
+        })
+        .collect_view();
+    let expires = feedback.value("expires");
+    let expires = if expires.is_empty() {
+        "90".to_owned()
+    } else {
+        expires
+    };
+    let options = EXPIRY_DAYS
+        .iter()
+        .map(|d| (d.to_string(), (t.expires_in)(*d)))
+        .chain([("never".to_owned(), t.expires_never.to_owned())])
+        .map(|(value, words)| {
+            let selected = value == expires;
+            view! { <option value=value selected=selected>{words}</option> }
+        })
+        .collect_view();
+    view! {
+        <h2>{t.create_title}</h2>
+        <form method="post" action=href(lang, "/tokens")>
+            <CsrfField />
+            <div class="field">
+                <label for="token-name">{t.field_name}</label>
+                <input id="token-name" name="name" value=feedback.value("name") maxlength="60" required aria-describedby="token-name-hint" />
+                <p class="hint" id="token-name-hint">{t.name_hint}</p>
+            </div>
+            <fieldset class="field">
+                <legend>{t.field_scopes}</legend>
+                {scopes}
+                <p class="hint">{t.scopes_hint}</p>
+            </fieldset>
+            <div class="field">
+                <label for="token-expires">{t.field_expires}</label>
+                <select id="token-expires" name="expires">{options}</select>
+            </div>
+            <button type="submit">{t.create_submit}</button>
+        </form>
+    }
+}

@@ -1,0 +1,194 @@
+//! The commands the API page shows, shared by both languages: only their
+//! `#` comments and the language asked for in `Accept-Language` differ.
+//! Each example is a bash script that reads `api.sh` (the setup), so
+//! `set -e` and `exit` never close a reader's interactive shell. Lines stay
+//! short so a phone scrolls them little.
+
+use domain::Lang;
+
+use crate::i18n::api_docs::Comments;
+
+/// `api.sh`: the token, the base address and the `api` helper the other
+/// examples use.
+pub fn setup(api: &str, lang: Lang, c: &Comments) -> String {
+    let lang = lang.code();
+    format!(
+        r#"# api.sh
+# {token}
+export TOKEN='gpu_…'
+export API='{api}'
+# {stop}
+set -euo pipefail
+# {helper}
+api() {{
+  curl -sS --fail-with-body \
+    -H "Authorization: Bearer $TOKEN" \
+    -H "Accept-Language: {lang}" "$@"
+}}"#,
+        token = c.setup_token,
+        stop = c.setup_stop,
+        helper = c.setup_helper,
+    )
+}
+
+/// A G-L40S in Frankfurt, then the server's progress until it runs.
+pub fn order_and_wait(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {place}
+KEY=$(uuidgen)
+api --retry 5 -X POST "$API/orders" \
+  -H 'Content-Type: application/json' \
+  -H "Idempotency-Key: $KEY" \
+  -d '{{"plan": "g-l40s", "site": "fra",
+       "name": "train-01", "image": "ubuntu-24.04",
+       "ssh_keys": ["ssh-ed25519 AAAA… me@laptop"],
+       "addons": []}}' > order.json
+ORDER=$(jq -r '.id' order.json)
+jq -r '.payment_url // empty' order.json
+
+# {paid}
+until SERVER=$(api "$API/orders/$ORDER" \
+    | jq -er '.server_id'); do
+  sleep 10
+done
+
+# {poll}
+while :; do
+  api "$API/servers/$SERVER" > server.json
+  jq -r '"\(.state) \(.step // "") \(.progress)%"' server.json
+  case $(jq -r '.state' server.json) in
+    running) break ;;
+    failed) exit 1 ;;
+  esac
+  sleep 10
+done
+# {address}
+jq -r '.ipv4, .ipv6' server.json"#,
+        place = c.order_place,
+        paid = c.order_paid,
+        poll = c.order_poll,
+        address = c.order_address,
+    )
+}
+
+/// A snapshot, the upgrade, and the way back.
+pub fn snapshot_before_upgrade(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {server}
+SERVER='…'
+IP=$(api "$API/servers/$SERVER" | jq -r '.ipv4')
+
+# {wait}
+wait_ready() {{
+  while :; do
+    LINE=$(api "$API/servers/$SERVER/snapshots" \
+      | jq -r --arg id "$SNAP" '.data[]
+          | select(.id == $id)
+          | "\(.state) \(.progress)%"')
+    echo "$LINE"
+    case $LINE in ready*) return ;; esac
+    sleep 5
+  done
+}}
+
+# {take}
+SNAP=$(api -X POST "$API/servers/$SERVER/snapshots" \
+  -H 'Content-Type: application/json' \
+  -d '{{"name": "before-driver-upgrade"}}' \
+  | jq -r '.id')
+wait_ready
+
+# {upgrade}
+ssh root@"$IP" 'apt-get install -y nvidia-driver-570-server &&
+  reboot' || true
+sleep 90
+
+# {restore}
+if ! ssh root@"$IP" nvidia-smi; then
+  api -X POST "$API/servers/$SERVER/snapshots/$SNAP/restore"
+  wait_ready
+fi"#,
+        server = c.snapshot_server,
+        wait = c.snapshot_wait,
+        take = c.snapshot_take,
+        upgrade = c.snapshot_upgrade,
+        restore = c.snapshot_restore,
+    )
+}
+
+/// Stock for G-L40S in Frankfurt, printed only when it changed.
+pub fn watch_stock(api: &str, c: &Comments) -> String {
+    format!(
+        r#"#!/bin/bash
+set -euo pipefail
+# {files}
+DIR=${{XDG_CACHE_HOME:-$HOME/.cache}}/gpu-stock
+mkdir -p "$DIR"
+# {empty}
+ETAG=$(cat "$DIR/etag" 2>/dev/null || true)
+CODE=$(curl -sS -o "$DIR/body" -D "$DIR/headers" \
+  -w '%{{http_code}}' -H "If-None-Match: $ETAG" \
+  '{api}/stock?plan=g-l40s&site=fra')
+case $CODE in
+  200) # {changed}
+    awk 'tolower($1) == "etag:" {{ print $2 }}' \
+      "$DIR/headers" | tr -d '\r' > "$DIR/etag"
+    jq -r '.data[]
+      | "\(.plan) \(.site): \(.level) (\(.band))"' \
+      "$DIR/body" ;;
+  304) ;; # {same}
+  *) echo "HTTP $CODE" >&2; exit 1 ;;
+esac"#,
+        files = c.watch_files,
+        empty = c.watch_empty,
+        changed = c.watch_changed,
+        same = c.watch_same,
+    )
+}
+
+/// A stock alert for G-L40S in Frankfurt (needs the `api` helper).
+pub fn stock_alert(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {mail}
+api -X POST "$API/stock-alerts" \
+  -H 'Content-Type: application/json' \
+  -d '{{"plan": "g-l40s", "site": "fra"}}'"#,
+        mail = c.alert_mail,
+    )
+}
+
+/// Every server, page after page.
+pub fn pagination(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {all}
+CURSOR=
+while :; do
+  PAGE=$(api "$API/servers?limit=100${{CURSOR:+&cursor=$CURSOR}}")
+  echo "$PAGE" | jq -r '.data[] | "\(.id) \(.name) \(.state)"'
+  CURSOR=$(echo "$PAGE" | jq -r '.next_cursor // empty')
+  [ -n "$CURSOR" ] || break
+done"#,
+        all = c.pagination_loop,
+    )
+}
+
+/// The first lines of every script that calls the API with a token.
+const HEADER: &str = "#!/bin/bash\n. ./api.sh\n";
+
+/// The shape of every error, with a message in the page's language.
+pub fn error_shape(message: &str) -> String {
+    format!(
+        r#"HTTP/1.1 403 Forbidden
+Content-Type: application/json
+
+{{"error": {{
+  "code": "insufficient_scope",
+  "message": "{message}"
+}}}}"#
+    )
+}
+
+/// The rate-limit headers of an authenticated answer.
+pub const RATE_HEADERS: &str = "X-RateLimit-Limit: 300
+X-RateLimit-Remaining: 297
+X-RateLimit-Reset: 42";

@@ -1,0 +1,209 @@
+//! Stock alerts through the API (`read`): an alert is mailed to the token
+//! creator's address, in the language of the request, once the plan is
+//! free again at the site (`backend::stock_alerts`, as the storefront's
+//! form). A token sees and closes only its creator's open alerts.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use backend::api_tokens::Scope;
+use backend::rate_limit::{self, MAIL_PER_RECIPIENT};
+use backend::stock_alerts::{self, AlertError, OpenAlert, Subscription};
+use domain::time::format_iso;
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use super::error::ErrorBody;
+use super::{
+    sort_key, ApiCaller, ApiError, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, ListPage,
+    PageQuery, Problem,
+};
+use crate::startup::AppState;
+
+pub fn routes() -> Vec<ApiRoute> {
+    let read = Some(Scope::Read);
+    vec![
+        ApiRoute::get("/api/v1/stock-alerts", read, list_alerts),
+        ApiRoute::post("/api/v1/stock-alerts", read, create_alert),
+        ApiRoute::delete("/api/v1/stock-alerts/{id}", read, delete_alert),
+    ]
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list_alerts, create_alert, delete_alert),
+    components(schemas(AlertJson, NewAlertJson))
+)]
+pub struct Doc;
+
+/// An open alert: one mail when the plan is free again at the site, then
+/// it closes.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AlertJson {
+    id: String,
+    plan: String,
+    site: String,
+    /// Where the mail goes: the token creator's address.
+    email: String,
+    /// The mail's language: `zh` or `en`.
+    lang: String,
+    created_at: String,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAlertJson {
+    /// A plan id, e.g. `g-l40s`.
+    plan: String,
+    /// A site code, e.g. `fra`.
+    site: String,
+}
+
+fn json(a: OpenAlert) -> AlertJson {
+    AlertJson {
+        id: a.id,
+        plan: a.plan_id,
+        site: a.site_code,
+        email: a.email,
+        lang: a.lang.code().to_owned(),
+        created_at: format_iso(a.created_at),
+    }
+}
+
+async fn open_alerts(state: &AppState, caller: &ApiCaller) -> ApiResult<Vec<OpenAlert>> {
+    stock_alerts::list_for_email(&state.db, &caller.email)
+        .await
+        .map_err(|e| caller.unavailable(e))
+}
+
+/// The open alerts of the token's creator.
+#[utoipa::path(
+    get,
+    path = "/api/v1/stock-alerts",
+    tag = "alerts",
+    params(PageQuery),
+    responses(
+        (status = 200, description = "Open alerts, newest first", body = ListPage<AlertJson>),
+        (status = 400, description = "Bad cursor", body = ErrorBody),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `read`", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn list_alerts(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<ListPage<AlertJson>>> {
+    let open = open_alerts(&state, &caller).await?;
+    let page = q.page(open, |a| sort_key(a.created_at, &a.id), true, caller.lang)?;
+    Ok(Json(ListPage {
+        data: page.data.into_iter().map(json).collect(),
+        next_cursor: page.next_cursor,
+    }))
+}
+
+/// Opens an alert for a plan at a site, mailed to the token's creator (a
+/// confirmation now, the alert when a server is free). An alert already
+/// open for the same plan and site is answered as it is, with 200.
+#[utoipa::path(
+    post,
+    path = "/api/v1/stock-alerts",
+    tag = "alerts",
+    request_body = NewAlertJson,
+    responses(
+        (status = 201, description = "Opened", body = AlertJson),
+        (status = 200, description = "Open already", body = AlertJson),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `read`", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "`invalid`, `unknown_choice`", body = ErrorBody),
+        (status = 429, description = "Too many alert mails to this address; see `Retry-After`", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn create_alert(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    Body(request): Body<NewAlertJson>,
+) -> ApiResult<Response> {
+    let same = |a: &OpenAlert| a.plan_id == request.plan && a.site_code == request.site;
+    if let Some(open) = open_alerts(&state, &caller).await?.into_iter().find(same) {
+        return Ok((StatusCode::OK, Json(json(open))).into_response());
+    }
+    // Each new alert mails its confirmation: limited per recipient like
+    // the storefront's form, so a loop can't flood the inbox.
+    let key = format!("alert-to:{}", caller.email.trim().to_lowercase());
+    let limits = [(key.as_str(), &MAIL_PER_RECIPIENT)];
+    let taken = rate_limit::take(&state.db, &limits, state.clock.now())
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    if let Err(wait) = taken {
+        let mut error = caller.error(Problem::RateLimited);
+        error.retry_after = Some(wait);
+        return Err(error);
+    }
+    let catalog = state
+        .facts
+        .current()
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .facts
+        .catalog
+        .clone();
+    let sub = Subscription {
+        email: &caller.email,
+        lang: caller.lang,
+        plan: &request.plan,
+        site: &request.site,
+        user_id: Some(&caller.user_id),
+        base_url: &state.config.public_base_url,
+    };
+    stock_alerts::subscribe(&state.db, &state.clock, &catalog, &sub)
+        .await
+        .map_err(|e| alert_problem(&caller, e))?;
+    let opened = open_alerts(&state, &caller)
+        .await?
+        .into_iter()
+        .find(same)
+        .ok_or_else(|| caller.unavailable(anyhow::anyhow!("the alert just opened is gone")))?;
+    Ok((StatusCode::CREATED, Json(json(opened))).into_response())
+}
+
+fn alert_problem(caller: &ApiCaller, error: AlertError) -> ApiError {
+    match error {
+        AlertError::UnknownChoice => caller.error(Problem::UnknownChoice),
+        AlertError::InvalidEmail => caller.error(Problem::Invalid),
+        AlertError::Db(error) => caller.unavailable(error),
+    }
+}
+
+/// Closes one of the token creator's open alerts.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/stock-alerts/{id}",
+    tag = "alerts",
+    params(("id" = String, Path, description = "The alert's id")),
+    responses(
+        (status = 204, description = "Closed"),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `read`", body = ErrorBody),
+        (status = 404, description = "No such open alert of the token's creator", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn delete_alert(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<StatusCode> {
+    let closed = stock_alerts::close_by_id(&state.db, &state.clock, &caller.email, &id)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    if closed {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(caller.error(Problem::NotFound))
+    }
+}

@@ -1,0 +1,302 @@
+//! Invoices and credit notes through the API (`billing:read`): what the
+//! portal's billing page shows (`http/billing.rs`), as JSON, and the same
+//! invoice PDF as its download.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Json;
+use backend::api_tokens::Scope;
+use backend::billing::credit::{self, CreditNote};
+use backend::billing::invoices::{self, Invoice, InvoiceFilter, InvoiceLine};
+use domain::money::Currency;
+use domain::time::format_iso;
+use domain::Lang;
+use serde::Serialize;
+use std::sync::Arc;
+
+use super::error::ErrorBody;
+use super::{
+    sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
+};
+use crate::http::invoice_pdf::{invoice_pdf, InvoicePdf};
+use crate::startup::AppState;
+
+pub fn routes() -> Vec<ApiRoute> {
+    let billing = Some(Scope::BillingRead);
+    vec![
+        ApiRoute::get("/api/v1/invoices", billing, list_invoices),
+        ApiRoute::get("/api/v1/invoices/{id}", billing, get_invoice),
+        ApiRoute::get("/api/v1/invoices/{id}/pdf", billing, get_invoice_pdf),
+        ApiRoute::get("/api/v1/credit-notes", billing, list_credit_notes),
+    ]
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list_invoices, get_invoice, get_invoice_pdf, list_credit_notes),
+    components(schemas(InvoiceJson, InvoiceLineJson, CreditNoteJson))
+)]
+pub struct Doc;
+
+/// An invoice. Money in cents of `currency`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct InvoiceJson {
+    id: String,
+    /// `INV-2026-000001`; none for a draft.
+    number: Option<String>,
+    /// `draft`, `open`, `paid`, `void` or `uncollectible`.
+    status: String,
+    /// Open and past its due date.
+    overdue: bool,
+    issued_at: String,
+    due_at: String,
+    paid_at: Option<String>,
+    /// The service period: from `period_start` up to (not including)
+    /// `period_end`.
+    period_start: String,
+    period_end: String,
+    subtotal_cents: i64,
+    /// `standard`, `reverse_charge` or `outside_eu`.
+    vat_kind: String,
+    /// Basis points: 1900 = 19 %.
+    vat_rate_bp: i64,
+    vat_cents: i64,
+    total_cents: i64,
+    /// Credit notes set against this invoice.
+    credit_cents: i64,
+    /// What is left to pay now (0 once paid, void or written off).
+    amount_due_cents: i64,
+    currency: String,
+    /// `/api/v1/invoices/{id}/pdf` (with the same token).
+    pdf_url: String,
+    /// Stripe's page for the invoice, for card billing.
+    hosted_url: Option<String>,
+    /// Only in `GET /invoices/{id}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<InvoiceLineJson>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct InvoiceLineJson {
+    /// What the line is for, in the language of `Accept-Language`.
+    description: String,
+    kind: String,
+    server_id: Option<String>,
+    plan: Option<String>,
+    site: Option<String>,
+    period_start: String,
+    period_end: String,
+    amount_cents: i64,
+    currency: String,
+}
+
+/// A credit note: money we owe the organization, set against its next
+/// invoices until used up.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CreditNoteJson {
+    id: String,
+    /// `CN-2026-000001`.
+    number: String,
+    reason: String,
+    amount_cents: i64,
+    /// Not yet set against an invoice.
+    remaining_cents: i64,
+    currency: String,
+    created_at: String,
+}
+
+fn invoice_json(i: Invoice, now: i64) -> InvoiceJson {
+    InvoiceJson {
+        overdue: i.overdue(now),
+        amount_due_cents: i.outstanding().cents,
+        pdf_url: format!("{}/invoices/{}/pdf", super::PREFIX, i.id),
+        number: i.number,
+        status: i.status,
+        issued_at: format_iso(i.issued_at),
+        due_at: format_iso(i.due_at),
+        paid_at: i.paid_at.map(format_iso),
+        period_start: format_iso(i.period_start),
+        period_end: format_iso(i.period_end),
+        subtotal_cents: i.subtotal.cents,
+        vat_kind: i.vat_treatment.kind().to_owned(),
+        vat_rate_bp: i.vat_treatment.rate_bp(),
+        vat_cents: i.vat.cents,
+        total_cents: i.total.cents,
+        credit_cents: i.credit.cents,
+        currency: i.total.currency.code().to_owned(),
+        hosted_url: i.hosted_url,
+        lines: None,
+        id: i.id,
+    }
+}
+
+fn line_json(l: InvoiceLine, lang: Lang) -> InvoiceLineJson {
+    InvoiceLineJson {
+        description: match lang {
+            Lang::Zh => l.description_zh,
+            Lang::En => l.description_en,
+        },
+        kind: l.kind,
+        server_id: l.server_id,
+        plan: l.plan_id,
+        site: l.site_code,
+        period_start: format_iso(l.period_start),
+        period_end: format_iso(l.period_end),
+        amount_cents: l.amount.cents,
+        currency: l.amount.currency.code().to_owned(),
+    }
+}
+
+fn credit_note_json(c: CreditNote) -> CreditNoteJson {
+    CreditNoteJson {
+        id: c.id,
+        number: c.number,
+        reason: c.reason,
+        amount_cents: c.amount_cents,
+        remaining_cents: c.remaining_cents,
+        // Credit notes are kept in euros, as the invoices they go against.
+        currency: Currency::Eur.code().to_owned(),
+        created_at: format_iso(c.created_at),
+    }
+}
+
+/// The organization's invoices, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/invoices",
+    tag = "billing",
+    params(PageQuery),
+    responses(
+        (status = 200, description = "A page of invoices, newest first", body = ListPage<InvoiceJson>),
+        (status = 400, description = "Bad cursor", body = ErrorBody),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `billing:read`", body = ErrorBody),
+    ),
+    security(("token" = ["billing:read"]))
+)]
+async fn list_invoices(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<ListPage<InvoiceJson>>> {
+    let all = InvoiceFilter::default();
+    let list = invoices::list(&state.db, Some(&caller.organization_id), &all)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    let page = q.page(list, |i| sort_key(i.issued_at, &i.id), true, caller.lang)?;
+    let now = state.clock.now();
+    Ok(Json(ListPage {
+        data: page
+            .data
+            .into_iter()
+            .map(|i| invoice_json(i, now))
+            .collect(),
+        next_cursor: page.next_cursor,
+    }))
+}
+
+/// One invoice with its lines.
+#[utoipa::path(
+    get,
+    path = "/api/v1/invoices/{id}",
+    tag = "billing",
+    params(("id" = String, Path, description = "The invoice's id")),
+    responses(
+        (status = 200, description = "The invoice", body = InvoiceJson),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `billing:read`", body = ErrorBody),
+        (status = 404, description = "No such invoice", body = ErrorBody),
+    ),
+    security(("token" = ["billing:read"]))
+)]
+async fn get_invoice(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<InvoiceJson>> {
+    let (invoice, lines) = invoices::get(&state.db, Some(&caller.organization_id), &id)
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .ok_or_else(|| caller.error(Problem::NotFound))?;
+    let mut json = invoice_json(invoice, state.clock.now());
+    json.lines = Some(
+        lines
+            .into_iter()
+            .map(|l| line_json(l, caller.lang))
+            .collect(),
+    );
+    Ok(Json(json))
+}
+
+/// The invoice as a PDF in the language of `Accept-Language`, as the portal
+/// offers it; for card billing, a redirect to Stripe's PDF.
+#[utoipa::path(
+    get,
+    path = "/api/v1/invoices/{id}/pdf",
+    tag = "billing",
+    params(("id" = String, Path, description = "The invoice's id")),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf"),
+        (status = 303, description = "Stripe's PDF of the invoice (card billing)"),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `billing:read`", body = ErrorBody),
+        (status = 404, description = "No such invoice", body = ErrorBody),
+    ),
+    security(("token" = ["billing:read"]))
+)]
+async fn get_invoice_pdf(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Response> {
+    let pdf = invoice_pdf(&state, caller.lang, Some(&caller.organization_id), &id)
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .ok_or_else(|| caller.error(Problem::NotFound))?;
+    Ok(match pdf {
+        InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
+        InvoicePdf::Rendered { number, bytes } => (
+            [
+                (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+                (
+                    http::header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{number}.pdf\""),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+    })
+}
+
+/// The organization's credit notes, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/credit-notes",
+    tag = "billing",
+    params(PageQuery),
+    responses(
+        (status = 200, description = "A page of credit notes, newest first", body = ListPage<CreditNoteJson>),
+        (status = 400, description = "Bad cursor", body = ErrorBody),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `billing:read`", body = ErrorBody),
+    ),
+    security(("token" = ["billing:read"]))
+)]
+async fn list_credit_notes(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<ListPage<CreditNoteJson>>> {
+    let mut list = credit::list(&state.db, &caller.organization_id)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    // Paged by (created_at, id): ties in time must sort as the cursor does.
+    let key = |c: &CreditNote| sort_key(c.created_at, &c.id);
+    list.sort_by_key(|c| std::cmp::Reverse(key(c)));
+    let page = q.page(list, key, true, caller.lang)?;
+    Ok(Json(ListPage {
+        data: page.data.into_iter().map(credit_note_json).collect(),
+        next_cursor: page.next_cursor,
+    }))
+}

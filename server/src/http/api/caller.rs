@@ -1,0 +1,289 @@
+//! What API handlers start from: the token's caller (put there by the
+//! guard), the language of the answer, a JSON body whose every rejection is
+//! our error shape, and list pagination.
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use backend::api_tokens::{self, Refused, Scope};
+use backend::organizations::Role;
+use backend::servers::Actor;
+use domain::Lang;
+use http::header::{self, HeaderMap, HeaderValue};
+use http::request::Parts;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use super::error::{lang_of, ApiError, Problem};
+use crate::startup::AppState;
+
+/// The member a token acts for, as its creator, within its scopes.
+#[derive(Clone, Debug)]
+pub struct ApiCaller {
+    pub token_id: String,
+    pub organization_id: String,
+    pub user_id: String,
+    pub email: String,
+    pub role: Role,
+    pub scopes: Vec<Scope>,
+    pub ip: String,
+    pub lang: Lang,
+}
+
+impl ApiCaller {
+    /// The actor the backend records in the audit log and scopes by.
+    pub fn actor(&self) -> Actor<'_> {
+        Actor {
+            organization_id: &self.organization_id,
+            user_id: &self.user_id,
+            email: &self.email,
+            ip: Some(&self.ip),
+        }
+    }
+
+    pub fn error(&self, problem: Problem) -> ApiError {
+        ApiError::new(problem, self.lang)
+    }
+
+    pub fn unavailable(&self, cause: anyhow::Error) -> ApiError {
+        ApiError::unavailable(cause, self.lang)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ApiCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<ApiCaller>()
+            .cloned()
+            .ok_or_else(|| ApiError::new(Problem::Unauthorized, lang_of(&parts.headers)))
+    }
+}
+
+/// The bearer token of the request, checked. A session cookie, if any, is
+/// never looked at.
+pub async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    ip: &str,
+    lang: Lang,
+) -> Result<ApiCaller, ApiError> {
+    let secret = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .ok_or_else(|| ApiError::new(Problem::Unauthorized, lang))?;
+    let checked = api_tokens::authenticate(&state.db, &state.clock, secret, Some(ip))
+        .await
+        .map_err(|e| ApiError::unavailable(e, lang))?;
+    let token = checked.map_err(|refused| {
+        let problem = match refused {
+            Refused::Unknown => Problem::Unauthorized,
+            Refused::Expired => Problem::TokenExpired,
+            Refused::Revoked => Problem::TokenRevoked,
+            Refused::CreatorLostRole => Problem::TokenCreatorLostRole,
+        };
+        ApiError::new(problem, lang)
+    })?;
+    Ok(ApiCaller {
+        token_id: token.token_id,
+        organization_id: token.organization_id,
+        user_id: token.user_id,
+        email: token.email,
+        role: token.role,
+        scopes: token.scopes,
+        ip: ip.to_owned(),
+        lang,
+    })
+}
+
+/// Counts the request against its token's per-minute limit (shared by
+/// every replica through the database).
+pub async fn count_request(
+    state: &AppState,
+    caller: &ApiCaller,
+    lang: Lang,
+) -> Result<backend::rate_limit::Window, Response> {
+    let key = format!("api:{}", caller.token_id);
+    let counted = backend::rate_limit::count_in_window(
+        &state.db,
+        &key,
+        state.config.api_rate_limit,
+        60,
+        state.clock.now(),
+    )
+    .await
+    .map_err(|e| ApiError::unavailable(e, lang).into_response())?;
+    counted.map_err(|window| {
+        let mut error = ApiError::new(Problem::RateLimited, lang);
+        error.retry_after = Some(window.reset_in);
+        let mut response = error.into_response();
+        rate_headers(response.headers_mut(), window);
+        response
+    })
+}
+
+pub fn rate_headers(headers: &mut HeaderMap, window: backend::rate_limit::Window) {
+    headers.insert("x-ratelimit-limit", HeaderValue::from(window.limit));
+    headers.insert("x-ratelimit-remaining", HeaderValue::from(window.remaining));
+    headers.insert("x-ratelimit-reset", HeaderValue::from(window.reset_in));
+}
+
+/// The language the answer is written in.
+pub struct ApiLang(pub Lang);
+
+impl<S: Send + Sync> FromRequestParts<S> for ApiLang {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ApiLang(lang_of(&parts.headers)))
+    }
+}
+
+/// A JSON request body; a wrong content type, bad JSON or missing fields
+/// answer in the API's error shape.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::rejection::JsonRejection;
+        let lang = lang_of(req.headers());
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(value)) => Ok(Body(value)),
+            Err(rejection) => {
+                let problem = match rejection {
+                    JsonRejection::MissingJsonContentType(_) => Problem::UnsupportedMediaType,
+                    JsonRejection::BytesRejection(r)
+                        if r.status() == http::StatusCode::PAYLOAD_TOO_LARGE =>
+                    {
+                        Problem::TooLarge
+                    }
+                    _ => Problem::Invalid,
+                };
+                Err(ApiError::new(problem, lang))
+            }
+        }
+    }
+}
+
+/// `?limit=&cursor=` of a list.
+#[derive(Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// 1–100, default 50.
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// One page of a list and the cursor of the next, if any.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ListPage<T> {
+    pub data: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+impl<T> ListPage<T> {
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> ListPage<U> {
+        ListPage {
+            data: self.data.into_iter().map(f).collect(),
+            next_cursor: self.next_cursor,
+        }
+    }
+}
+
+/// The key a list item is paged by: its creation time, then its id, so
+/// keys are unique and sort as the list does.
+pub fn sort_key(created_at: i64, id: &str) -> String {
+    format!("{created_at:020}:{id}")
+}
+
+impl PageQuery {
+    /// The page of `items` after the cursor. `items` are sorted by `key`
+    /// (see [`sort_key`]), oldest first or `newest_first`. A cursor is the
+    /// last key of a page, hex-encoded so clients treat it as opaque; an
+    /// item deleted meanwhile doesn't break it.
+    pub fn page<T>(
+        &self,
+        items: Vec<T>,
+        key: impl Fn(&T) -> String,
+        newest_first: bool,
+        lang: Lang,
+    ) -> Result<ListPage<T>, ApiError> {
+        let limit = self.limit.unwrap_or(50).clamp(1, 100) as usize;
+        let after = match self.cursor.as_deref().filter(|c| !c.is_empty()) {
+            Some(cursor) => {
+                Some(unhex(cursor).ok_or_else(|| ApiError::new(Problem::InvalidCursor, lang))?)
+            }
+            None => None,
+        };
+        let beyond = |item: &T| match &after {
+            None => true,
+            Some(after) if newest_first => key(item) < *after,
+            Some(after) => key(item) > *after,
+        };
+        let mut data: Vec<T> = items
+            .into_iter()
+            .filter(|item| beyond(item))
+            .take(limit + 1)
+            .collect();
+        let next_cursor = if data.len() > limit {
+            data.truncate(limit);
+            data.last().map(|last| hex(&key(last)))
+        } else {
+            None
+        };
+        Ok(ListPage { data, next_cursor })
+    }
+}
+
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<String> {
+    if !text.len().is_multiple_of(2) || text.len() > 400 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
+/// Query parameters; unreadable ones answer 400 in the API's shape.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| ApiQuery(q.0))
+            .map_err(|_| ApiError::new(Problem::BadRequest, lang_of(&parts.headers)))
+    }
+}
+
+/// A path's `{id}` (and the other parameters); unreadable ones are 404s.
+pub struct ApiPath<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| ApiPath(p.0))
+            .map_err(|_| ApiError::new(Problem::NotFound, lang_of(&parts.headers)))
+    }
+}

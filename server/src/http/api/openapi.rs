@@ -1,0 +1,89 @@
+//! The OpenAPI 3.1 document, generated from the handlers' annotations
+//! (utoipa), served at `/api/v1/openapi.json`. A test compares its paths,
+//! methods and scopes with the route table, so the two cannot drift.
+
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use super::error::{ErrorBody, ErrorDetail};
+use super::ApiRoute;
+
+pub fn routes() -> Vec<ApiRoute> {
+    vec![ApiRoute::get("/api/v1/openapi.json", None, document)]
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "GPU servers API",
+        version = "1",
+        description = "Dedicated GPU servers: plans, stock, orders, servers, snapshots and invoices. \
+            Human documentation: /en/docs/api (English), /zh/docs/api (中文)."
+    ),
+    paths(document),
+    components(schemas(ErrorBody, ErrorDetail)),
+    modifiers(&BearerTokens),
+    tags(
+        (name = "catalog", description = "Plans, stock and latency: public, cacheable"),
+        (name = "servers", description = "Servers, power, snapshots, cancellation, consoles"),
+        (name = "orders", description = "Placing and listing orders"),
+        (name = "billing", description = "Invoices and credit notes"),
+        (name = "alerts", description = "Stock alerts"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The bearer scheme every token route names, with its scopes.
+struct BearerTokens;
+
+impl Modify for BearerTokens {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "token",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+/// The document: this module's part and each capability's (`Doc` in
+/// each module lists its own handlers), built once.
+pub fn full() -> &'static utoipa::openapi::OpenApi {
+    static DOCUMENT: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        use super::{alerts, billing, console, feed, orders, public, servers, snapshots, stock};
+        let mut document = ApiDoc::openapi();
+        for part in [
+            public::Doc::openapi(),
+            stock::Doc::openapi(),
+            feed::Doc::openapi(),
+            servers::Doc::openapi(),
+            snapshots::Doc::openapi(),
+            console::Doc::openapi(),
+            orders::Doc::openapi(),
+            billing::Doc::openapi(),
+            alerts::Doc::openapi(),
+        ] {
+            document.merge(part);
+        }
+        document
+    })
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    tag = "catalog",
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json"))
+)]
+pub async fn document() -> Response {
+    let mut response = Json(full()).into_response();
+    response.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("public, max-age=300"),
+    );
+    response
+}

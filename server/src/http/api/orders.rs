@@ -1,0 +1,178 @@
+//! Orders through the API: the same rules, holds, prices and VAT as the
+//! portal's order form (`http/orders.rs`), placed once per
+//! `Idempotency-Key`. Technical members see the orders they placed; only
+//! owners and billing members see money.
+
+use axum::extract::State;
+use axum::Json;
+use backend::api_tokens::Scope;
+use backend::orders::{self, Order};
+use backend::organizations::Role;
+use domain::time::format_iso;
+use serde::Serialize;
+use std::sync::Arc;
+
+use super::error::ErrorBody;
+use super::{
+    sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
+};
+use crate::http::routes::MONEY;
+use crate::startup::AppState;
+
+mod place;
+
+use place::{place_order, NewOrderJson};
+
+pub fn routes() -> Vec<ApiRoute> {
+    vec![
+        ApiRoute::get("/api/v1/orders", Some(Scope::Read), list_orders),
+        ApiRoute::get("/api/v1/orders/{id}", Some(Scope::Read), get_order),
+        ApiRoute::post("/api/v1/orders", Some(Scope::ServersWrite), place_order),
+    ]
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list_orders, get_order, place::place_order),
+    components(schemas(OrderJson, NewOrderJson))
+)]
+pub struct Doc;
+
+/// An order. The amounts are present only for owners' and billing
+/// members' tokens.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OrderJson {
+    id: String,
+    /// `held` (waiting for payment), `confirmed`, `fulfilled`, `failed`, `expired`.
+    state: String,
+    plan: String,
+    site: String,
+    server_name: String,
+    image: String,
+    addons: Vec<String>,
+    /// The server, once the order is confirmed.
+    server_id: Option<String>,
+    /// Why a failed order failed.
+    failure: Option<String>,
+    created_at: String,
+    /// Until when the host is held for a `held` order.
+    hold_expires_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan_cents: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    addons_cents: Option<i64>,
+    /// VAT rate in basis points (1900 = 19 %).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vat_rate_bp: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vat_cents: Option<i64>,
+    /// Monthly total with VAT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_cents: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    currency: Option<String>,
+    /// In the answer to `POST /orders` with card billing: where to pay.
+    /// The order stays `held` until paid.
+    payment_url: Option<String>,
+}
+
+pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> OrderJson {
+    let amount = |cents: i64| money.then_some(cents);
+    OrderJson {
+        plan_cents: amount(order.plan_cents),
+        addons_cents: amount(order.addons_cents),
+        vat_rate_bp: amount(order.vat_rate_bp),
+        vat_cents: amount(order.vat_cents),
+        total_cents: amount(order.total_cents),
+        currency: money.then(|| order.currency.clone()),
+        id: order.id,
+        state: order.state.as_str().to_owned(),
+        plan: order.plan_id.to_string(),
+        site: order.site_code.to_string(),
+        server_name: order.server_name,
+        image: order.os_image,
+        addons: order.addons,
+        server_id: order.server_id,
+        failure: order.failure,
+        created_at: format_iso(order.created_at),
+        hold_expires_at: order.hold_expires_at.map(format_iso),
+        payment_url,
+    }
+}
+
+pub(super) fn sees_money(role: Role) -> bool {
+    MONEY.allows(false, Some(role))
+}
+
+/// The caller's order; another organization's (or, for a technical
+/// member, another member's) is not found.
+pub(super) async fn visible_order(
+    state: &AppState,
+    caller: &ApiCaller,
+    id: &str,
+) -> ApiResult<Order> {
+    orders::get(&state.db, &caller.organization_id, id)
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .filter(|o| caller.role != Role::Technical || o.user_id == caller.user_id)
+        .ok_or_else(|| caller.error(Problem::NotFound))
+}
+
+/// The organization's orders, newest first (a technical member's token:
+/// the orders that member placed).
+#[utoipa::path(
+    get,
+    path = "/api/v1/orders",
+    tag = "orders",
+    params(PageQuery),
+    responses(
+        (status = 200, description = "A page of orders, newest first", body = ListPage<OrderJson>),
+        (status = 400, description = "Bad cursor", body = ErrorBody),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `read`", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn list_orders(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<ListPage<OrderJson>>> {
+    let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
+    let list = orders::list(&state.db, &caller.organization_id, placed_by)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
+    let money = sees_money(caller.role);
+    Ok(Json(ListPage {
+        data: page
+            .data
+            .into_iter()
+            .map(|o| json(o, money, None))
+            .collect(),
+        next_cursor: page.next_cursor,
+    }))
+}
+
+/// One order.
+#[utoipa::path(
+    get,
+    path = "/api/v1/orders/{id}",
+    tag = "orders",
+    params(("id" = String, Path, description = "The order's id")),
+    responses(
+        (status = 200, description = "The order", body = OrderJson),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `read`", body = ErrorBody),
+        (status = 404, description = "No such order", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn get_order(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<OrderJson>> {
+    let order = visible_order(&state, &caller, &id).await?;
+    Ok(Json(json(order, sees_money(caller.role), None)))
+}

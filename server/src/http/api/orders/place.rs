@@ -1,0 +1,219 @@
+//! Placing an order through the API: the portal's `order_post`, with the
+//! `Idempotency-Key` header as the form's key and JSON for its fields.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use backend::billing::Checkout;
+use backend::orders::{self, NewOrder, OrderError};
+use backend::ssh_keys::{self, PublicKey};
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use std::sync::Arc;
+
+use super::super::error::ErrorBody;
+use super::super::{ApiCaller, ApiError, ApiResult, Body, Problem};
+use super::{json, sees_money, visible_order, OrderJson};
+use crate::startup::AppState;
+
+/// What to order.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewOrderJson {
+    /// A plan id, e.g. `g-l40s`.
+    plan: String,
+    /// A site code, e.g. `fra`.
+    site: String,
+    /// The server's name: 1–63 letters, digits and hyphens.
+    name: String,
+    #[serde(default = "default_image")]
+    #[schema(default = "ubuntu-24.04")]
+    image: String,
+    /// OpenSSH public keys to install; each is saved as one of the token
+    /// creator's keys.
+    #[serde(default)]
+    ssh_keys: Vec<String>,
+    /// Ids of the token creator's saved keys to install.
+    #[serde(default)]
+    ssh_key_ids: Vec<String>,
+    #[serde(default)]
+    addons: Vec<String>,
+}
+
+fn default_image() -> String {
+    domain::OsImage::Ubuntu2404.as_str().to_owned()
+}
+
+fn order_problem(caller: &ApiCaller, error: OrderError) -> ApiError {
+    let problem = match error {
+        OrderError::InvalidName => Problem::InvalidName,
+        OrderError::UnknownPlan
+        | OrderError::UnknownSite
+        | OrderError::UnknownImage
+        | OrderError::UnknownAddon
+        | OrderError::UnknownKey
+        | OrderError::UnknownCountry => Problem::UnknownChoice,
+        OrderError::BadKey => Problem::BadSshKey,
+        OrderError::MissingKey => Problem::IdempotencyKeyRequired,
+        OrderError::DailyLimit => Problem::DailyOrderLimit,
+        OrderError::NoBillingProfile => Problem::NoBillingProfile,
+        OrderError::SoldOut { sites_with_stock } => {
+            let mut error = caller.error(Problem::SoldOut);
+            error.sites_with_stock = Some(sites_with_stock);
+            return error;
+        }
+        OrderError::Db(error) => return caller.unavailable(error),
+    };
+    caller.error(problem)
+}
+
+/// The `Idempotency-Key` header: 1–100 characters.
+fn idempotency_key(caller: &ApiCaller, headers: &HeaderMap) -> ApiResult<String> {
+    headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| (1..=100).contains(&k.chars().count()))
+        .map(str::to_owned)
+        .ok_or_else(|| caller.error(Problem::IdempotencyKeyRequired))
+}
+
+/// The keys to install: saved ids as given, and the pasted ones. The
+/// order itself saves one pasted key (as the order form does, in the
+/// order's transaction); any others are saved first and go by id.
+async fn keys(
+    state: &AppState,
+    caller: &ApiCaller,
+    request: &NewOrderJson,
+) -> ApiResult<(Vec<String>, Option<String>)> {
+    let pasted: Vec<PublicKey> = request
+        .ssh_keys
+        .iter()
+        .map(|text| ssh_keys::parse(text).map_err(|_| caller.error(Problem::BadSshKey)))
+        .collect::<Result<_, _>>()?;
+    let mut ids: Vec<String> = Vec::new();
+    let mut add_id = |id: &str| {
+        if !ids.iter().any(|known| known == id) {
+            ids.push(id.to_owned());
+        }
+    };
+    request.ssh_key_ids.iter().for_each(|id| add_id(id));
+    let Some((last, others)) = pasted.split_last() else {
+        return Ok((ids, None));
+    };
+    if !others.is_empty() {
+        let now = state.clock.now();
+        for key in others {
+            ssh_keys::add(&state.db.pool, &caller.user_id, "", key, now)
+                .await
+                .map_err(|e| caller.unavailable(e))?;
+        }
+        let saved = ssh_keys::list(&state.db, &caller.user_id)
+            .await
+            .map_err(|e| caller.unavailable(e))?;
+        for key in others {
+            if let Some(k) = saved.iter().find(|k| k.fingerprint == key.fingerprint) {
+                add_id(&k.id);
+            }
+        }
+    }
+    let last = match last.comment.as_str() {
+        "" => last.openssh.clone(),
+        comment => format!("{} {comment}", last.openssh),
+    };
+    Ok((ids, Some(last)))
+}
+
+/// Places an order, once per `Idempotency-Key`: a retry answers the same
+/// order with 200. With card billing the answer has a `payment_url` and
+/// the order stays `held` until paid; with invoice billing it is confirmed
+/// at once and its server is being provisioned.
+#[utoipa::path(
+    post,
+    path = "/api/v1/orders",
+    tag = "orders",
+    params(("Idempotency-Key" = String, Header, description = "1–100 characters, unique per order")),
+    request_body = NewOrderJson,
+    responses(
+        (status = 201, description = "Placed", body = OrderJson),
+        (status = 200, description = "Placed before with this key", body = OrderJson),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks `servers:write`", body = ErrorBody),
+        (status = 409, description = "`idempotency_key_reused`", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "`invalid`, `idempotency_key_required`, `sold_out` (with `sites_with_stock`), `unknown_choice`, `invalid_name`, `bad_ssh_key`, `no_billing_profile`, `daily_order_limit`", body = ErrorBody),
+    ),
+    security(("token" = ["servers:write"]))
+)]
+pub(super) async fn place_order(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    headers: HeaderMap,
+    Body(request): Body<NewOrderJson>,
+) -> ApiResult<Response> {
+    let key = idempotency_key(&caller, &headers)?;
+    let (ssh_key_ids, new_key) = keys(&state, &caller, &request).await?;
+    let catalog = state
+        .facts
+        .current()
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .facts
+        .catalog
+        .clone();
+    let new = NewOrder {
+        organization_id: caller.organization_id.clone(),
+        user_id: caller.user_id.clone(),
+        actor: caller.email.clone(),
+        ip: Some(caller.ip.clone()),
+        idempotency_key: key,
+        plan: request.plan.clone(),
+        site: request.site.clone(),
+        server_name: request.name.clone(),
+        os_image: request.image.clone(),
+        addons: request.addons.clone(),
+        ssh_key_ids,
+        new_key,
+        billing_method: state.billing.method().to_owned(),
+        seller_country: state.seller.country.clone(),
+    };
+    let placed = orders::place(&state.db, &state.clock, &catalog, &new)
+        .await
+        .map_err(|e| order_problem(&caller, e))?;
+    if !placed.created {
+        // The key names an order already: the same one only if it asked
+        // for the same thing (and, for a technical member, is theirs).
+        let earlier = match visible_order(&state, &caller, &placed.order_id).await {
+            Err(e) if e.problem == Problem::NotFound => None,
+            other => Some(other?),
+        };
+        let name = orders::server_name(&request.name).unwrap_or_default();
+        let same = earlier.is_some_and(|o| {
+            o.plan_id.as_str() == request.plan
+                && o.site_code.as_str() == request.site
+                && o.server_name == name
+        });
+        if !same {
+            return Err(caller.error(Problem::IdempotencyKeyReused));
+        }
+    }
+    // A retry lands here too; checkout of a confirmed order changes nothing.
+    let return_to = state.config.public_base_url.trim_end_matches('/');
+    let checkout = state
+        .billing
+        .checkout(&state.db, &state.clock, &placed.order_id, return_to)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    let payment_url = match checkout {
+        Checkout::Redirect(url) => Some(url),
+        Checkout::Confirmed(_) => None,
+    };
+    let order = visible_order(&state, &caller, &placed.order_id).await?;
+    let status = if placed.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let body = json(order, sees_money(caller.role), payment_url);
+    Ok((status, Json(body)).into_response())
+}

@@ -1,0 +1,308 @@
+//! Servers through the API: list and read them (state, progress,
+//! addresses, a telemetry summary and health), rename, power actions, and
+//! scheduling or revoking a cancellation. Long work is not waited for: the
+//! answer is the server's state, and a client polls `GET /servers/{id}`.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use backend::api_tokens::Scope;
+use backend::fleet::PowerAction;
+use backend::servers::cancellation::{self, CancelError};
+use backend::servers::{self, Server, ServerError};
+use domain::time::format_iso;
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
+
+use super::error::ErrorBody;
+use super::{sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, ListPage};
+use super::{PageQuery, Problem};
+use crate::startup::AppState;
+
+mod telemetry;
+
+pub use telemetry::{CardJson, HealthJson, TelemetryJson, WindowJson};
+
+pub fn routes() -> Vec<ApiRoute> {
+    let (read, write) = (Some(Scope::Read), Some(Scope::ServersWrite));
+    vec![
+        ApiRoute::get("/api/v1/servers", read, list),
+        ApiRoute::get("/api/v1/servers/{id}", read, show),
+        ApiRoute::patch("/api/v1/servers/{id}", write, rename),
+        ApiRoute::post("/api/v1/servers/{id}/power", write, power),
+        ApiRoute::post("/api/v1/servers/{id}/cancellation", write, cancel),
+        ApiRoute::delete("/api/v1/servers/{id}/cancellation", write, revoke),
+    ]
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list, show, rename, power, cancel, revoke),
+    components(schemas(
+        ServerJson,
+        TelemetryJson,
+        CardJson,
+        HealthJson,
+        WindowJson,
+        Rename,
+        Power,
+        Cancel
+    ))
+)]
+pub struct Doc;
+
+/// A server as the API shows it.
+#[derive(Serialize, ToSchema)]
+pub struct ServerJson {
+    pub id: String,
+    pub name: String,
+    pub plan: String,
+    pub site: String,
+    /// `pending`, `provisioning`, `running`, `rebooting`, `restoring`,
+    /// `maintenance` or `failed`.
+    pub state: String,
+    /// The provisioning step under way (empty when none).
+    pub step: String,
+    /// 0–100 while provisioning or restoring.
+    pub progress: i64,
+    pub image: String,
+    pub addons: Vec<String>,
+    pub ipv4: Option<String>,
+    pub ipv6: Option<String>,
+    pub order_id: String,
+    pub created_at: String,
+    pub renews_at: Option<String>,
+    /// A scheduled cancellation: the server ends at this time.
+    pub cancel_at: Option<String>,
+    /// The dates a cancellation may be scheduled for (term ends).
+    pub cancellable_at: Vec<String>,
+    /// Only on `GET /servers/{id}`: the last readings while it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<TelemetryJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<HealthJson>,
+}
+
+pub fn server_json(s: Server) -> ServerJson {
+    let cancellable_at = match (s.renews_at, s.cancel_at, s.cancelled_at, s.state) {
+        (Some(renews), None, None, servers::ServerState::Running)
+        | (Some(renews), None, None, servers::ServerState::Rebooting) => {
+            cancellation::term_ends(s.term_start, renews)
+        }
+        _ => Vec::new(),
+    };
+    ServerJson {
+        state: app::portal::servers::shown_state(s.state.as_str(), s.step.as_str()),
+        step: s.step.as_str().to_owned(),
+        progress: s.progress,
+        plan: s.plan_id.to_string(),
+        site: s.site_code.to_string(),
+        image: s.os_image,
+        addons: s.addons,
+        ipv4: s.ipv4,
+        ipv6: s.ipv6,
+        order_id: s.order_id,
+        created_at: format_iso(s.created_at),
+        renews_at: s.renews_at.map(format_iso),
+        cancel_at: s.cancel_at.map(format_iso),
+        cancellable_at: cancellable_at.into_iter().map(format_iso).collect(),
+        telemetry: None,
+        health: None,
+        id: s.id,
+        name: s.name,
+    }
+}
+
+impl From<(ServerError, &ApiCaller)> for super::ApiError {
+    fn from((error, caller): (ServerError, &ApiCaller)) -> Self {
+        match error {
+            ServerError::NotFound => caller.error(Problem::NotFound),
+            ServerError::InvalidName => caller.error(Problem::InvalidName),
+            ServerError::Busy(_) => caller.error(Problem::Busy),
+            ServerError::Db(cause) => caller.unavailable(cause),
+        }
+    }
+}
+
+/// The organization's server, or 404 (also for other organizations' ids).
+pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &str) -> ApiResult<Server> {
+    servers::get(&state.db, &caller.organization_id, id)
+        .await
+        .map_err(|e| caller.unavailable(e))?
+        .filter(|s| s.cancelled_at.is_none())
+        .ok_or_else(|| caller.error(Problem::NotFound))
+}
+
+/// The organization's servers, newest first.
+#[utoipa::path(get, path = "/api/v1/servers", tag = "servers", params(PageQuery),
+    security(("token" = ["read"])),
+    responses((status = 200, body = inline(ListPage<ServerJson>)), (status = 401, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Response> {
+    let all = servers::list(&state.db, &caller.organization_id)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
+    Ok(Json(page.map(server_json)).into_response())
+}
+
+/// One server with its telemetry summary and health.
+#[utoipa::path(get, path = "/api/v1/servers/{id}", tag = "servers",
+    params(("id" = String, Path)), security(("token" = ["read"])),
+    responses((status = 200, body = ServerJson), (status = 404, body = ErrorBody)))]
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Response> {
+    let server = own_server(&state, &caller, &id).await?;
+    let (telemetry, health) = telemetry::summary(&state, &caller, &server).await?;
+    let mut json = server_json(server);
+    json.telemetry = telemetry;
+    json.health = Some(health);
+    Ok(Json(json).into_response())
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct Rename {
+    /// 1–63 letters, digits and hyphens.
+    pub name: String,
+}
+
+/// Renames a server.
+#[utoipa::path(patch, path = "/api/v1/servers/{id}", tag = "servers",
+    params(("id" = String, Path)), request_body = Rename, security(("token" = ["servers:write"])),
+    responses((status = 200, body = ServerJson), (status = 422, body = ErrorBody)))]
+pub async fn rename(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+    Body(body): Body<Rename>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    servers::rename(&state.db, &state.clock, &caller.actor(), &id, &body.name)
+        .await
+        .map_err(|e| super::ApiError::from((e, &caller)))?;
+    let server = own_server(&state, &caller, &id).await?;
+    Ok(Json(server_json(server)).into_response())
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct Power {
+    /// `reboot` (clean, through the OS) or `power_cycle` (hard, through the BMC).
+    pub action: String,
+}
+
+/// Reboots or power-cycles a running server; poll its state.
+#[utoipa::path(post, path = "/api/v1/servers/{id}/power", tag = "servers",
+    params(("id" = String, Path)), request_body = Power, security(("token" = ["servers:write"])),
+    responses((status = 202, body = ServerJson), (status = 409, body = ErrorBody)))]
+pub async fn power(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+    Body(body): Body<Power>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    let action = match body.action.as_str() {
+        "reboot" => PowerAction::Reboot,
+        "power_cycle" => PowerAction::PowerCycle,
+        _ => return Err(caller.error(Problem::UnknownChoice)),
+    };
+    servers::power(&state.db, &state.clock, &caller.actor(), &id, action)
+        .await
+        .map_err(|e| super::ApiError::from((e, &caller)))?;
+    let server = own_server(&state, &caller, &id).await?;
+    Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+pub struct Cancel {
+    /// One of the server's `cancellable_at` dates (RFC 3339 or
+    /// `YYYY-MM-DD`); omitted: the end of the current term.
+    pub at: Option<String>,
+    /// `not_needed`, `too_expensive`, `moving`, `performance` or `other` (default).
+    pub reason: Option<String>,
+}
+
+/// Schedules the server's end at a term end (it runs and is billed until then).
+#[utoipa::path(post, path = "/api/v1/servers/{id}/cancellation", tag = "servers",
+    params(("id" = String, Path)), request_body = Cancel, security(("token" = ["servers:write"])),
+    responses((status = 200, body = ServerJson), (status = 409, body = ErrorBody)))]
+pub async fn cancel(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+    Body(body): Body<Cancel>,
+) -> ApiResult<Response> {
+    let server = own_server(&state, &caller, &id).await?;
+    let at = match body.at.as_deref() {
+        None => server.renews_at,
+        Some(raw) => domain::time::parse_utc(raw),
+    };
+    // A date that is not exactly a term end is refused by the backend; a
+    // day names the term end on that day.
+    let offered = server
+        .renews_at
+        .map(|r| cancellation::term_ends(server.term_start, r))
+        .unwrap_or_default();
+    let at = at
+        .and_then(|at| {
+            offered
+                .iter()
+                .copied()
+                .find(|end| end / 86_400 == at / 86_400)
+        })
+        .ok_or_else(|| caller.error(Problem::NotCancellable))?;
+    let request = cancellation::Request {
+        at,
+        reason: body.reason.as_deref().unwrap_or("other"),
+        // The API call is the confirmation the form asks a name for.
+        typed_name: &server.name,
+    };
+    let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
+    let base_url = &state.config.public_base_url;
+    cancellation::request(db, clock, stripe, &caller.actor(), &id, &request, base_url)
+        .await
+        .map_err(|e| cancel_error(e, &caller))?;
+    let server = own_server(&state, &caller, &id).await?;
+    Ok(Json(server_json(server)).into_response())
+}
+
+/// Takes a scheduled cancellation back (before its date).
+#[utoipa::path(delete, path = "/api/v1/servers/{id}/cancellation", tag = "servers",
+    params(("id" = String, Path)), security(("token" = ["servers:write"])),
+    responses((status = 200, body = ServerJson), (status = 409, body = ErrorBody)))]
+pub async fn revoke(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Response> {
+    let server = own_server(&state, &caller, &id).await?;
+    if !cancellation::revocable(&server, state.clock.now()) {
+        return Err(caller.error(Problem::NotCancellable));
+    }
+    let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
+    let base_url = &state.config.public_base_url;
+    cancellation::take_back(db, clock, stripe, &caller.actor(), &id, base_url)
+        .await
+        .map_err(|e| cancel_error(e, &caller))?;
+    let server = own_server(&state, &caller, &id).await?;
+    Ok(Json(server_json(server)).into_response())
+}
+
+fn cancel_error(error: CancelError, caller: &ApiCaller) -> super::ApiError {
+    match error {
+        CancelError::Server(e) => (e, caller).into(),
+        CancelError::NameMismatch | CancelError::BadDate => caller.error(Problem::NotCancellable),
+        CancelError::BadReason => caller.error(Problem::UnknownChoice),
+        CancelError::Billing(failure) => {
+            caller.unavailable(anyhow::anyhow!("telling Stripe failed: {failure}"))
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! A server's snapshots through the API: list, take, restore, delete. Each
+//! starts work the Fleet does over minutes: the answer is the snapshot (or
+//! for a restore the server) in its new state, and a client polls.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use backend::api_tokens::Scope;
+use backend::servers::snapshots::{self, Snapshot, SnapshotError};
+use domain::time::format_iso;
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
+
+use super::error::ErrorBody;
+use super::servers::{own_server, server_json, ServerJson};
+use super::{ApiCaller, ApiError, ApiPath, ApiResult, ApiRoute, Body, Problem};
+use crate::startup::AppState;
+
+pub fn routes() -> Vec<ApiRoute> {
+    let (read, write) = (Some(Scope::Read), Some(Scope::ServersWrite));
+    vec![
+        ApiRoute::get("/api/v1/servers/{id}/snapshots", read, list),
+        ApiRoute::post("/api/v1/servers/{id}/snapshots", write, take),
+        ApiRoute::post(
+            "/api/v1/servers/{id}/snapshots/{snapshot_id}/restore",
+            write,
+            restore,
+        ),
+        ApiRoute::delete(
+            "/api/v1/servers/{id}/snapshots/{snapshot_id}",
+            write,
+            delete,
+        ),
+    ]
+}
+
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list, take, restore, delete),
+    components(schemas(SnapshotJson, SnapshotList, TakeSnapshot))
+)]
+pub struct Doc;
+
+#[derive(Serialize, ToSchema)]
+pub struct SnapshotJson {
+    pub id: String,
+    pub server_id: String,
+    pub name: String,
+    /// `creating`, `ready`, `restoring` or `deleting`.
+    pub state: String,
+    pub size_bytes: i64,
+    pub created_at: String,
+}
+
+/// A server's snapshots (at most `quota`), newest first.
+#[derive(Serialize, ToSchema)]
+pub struct SnapshotList {
+    pub data: Vec<SnapshotJson>,
+    pub quota: usize,
+}
+
+fn snapshot_json(s: Snapshot) -> SnapshotJson {
+    SnapshotJson {
+        state: s.state.as_str().to_owned(),
+        created_at: format_iso(s.created_at),
+        id: s.id,
+        server_id: s.server_id,
+        name: s.name,
+        size_bytes: s.size_bytes,
+    }
+}
+
+fn snapshot_error(error: SnapshotError, caller: &ApiCaller) -> ApiError {
+    match error {
+        SnapshotError::NotFound => caller.error(Problem::NotFound),
+        SnapshotError::InvalidName => caller.error(Problem::InvalidName),
+        SnapshotError::QuotaFull => caller.error(Problem::SnapshotQuotaFull),
+        SnapshotError::Busy => caller.error(Problem::Busy),
+        SnapshotError::Server(e) => (e, caller).into(),
+    }
+}
+
+/// Refuses when this deployment's Fleet cannot take snapshots.
+fn offered(state: &AppState, caller: &ApiCaller) -> ApiResult<()> {
+    if state.fleet.offers().snapshots {
+        Ok(())
+    } else {
+        Err(caller.error(Problem::SnapshotsNotOffered))
+    }
+}
+
+async fn find(
+    state: &AppState,
+    caller: &ApiCaller,
+    server_id: &str,
+    snapshot_id: &str,
+) -> ApiResult<Option<SnapshotJson>> {
+    Ok(
+        snapshots::list(&state.db, &caller.organization_id, server_id)
+            .await
+            .map_err(|e| caller.unavailable(e))?
+            .into_iter()
+            .find(|s| s.id == snapshot_id)
+            .map(snapshot_json),
+    )
+}
+
+/// The server's snapshots.
+#[utoipa::path(get, path = "/api/v1/servers/{id}/snapshots", tag = "servers",
+    params(("id" = String, Path)), security(("token" = ["read"])),
+    responses((status = 200, body = SnapshotList), (status = 404, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    let all = snapshots::list(&state.db, &caller.organization_id, &id)
+        .await
+        .map_err(|e| caller.unavailable(e))?;
+    Ok(Json(SnapshotList {
+        data: all.into_iter().map(snapshot_json).collect(),
+        quota: snapshots::QUOTA,
+    })
+    .into_response())
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct TakeSnapshot {
+    /// 1–63 letters, digits, `-`, `.` or `_`; unique per server.
+    pub name: String,
+}
+
+/// Starts a snapshot of a running server; poll the list until it is `ready`.
+#[utoipa::path(post, path = "/api/v1/servers/{id}/snapshots", tag = "servers",
+    params(("id" = String, Path)), request_body = TakeSnapshot,
+    security(("token" = ["servers:write"])),
+    responses((status = 202, body = SnapshotJson), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub async fn take(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+    Body(body): Body<TakeSnapshot>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    offered(&state, &caller)?;
+    let taken = snapshots::take(&state.db, &state.clock, &caller.actor(), &id, &body.name)
+        .await
+        .map_err(|e| snapshot_error(e, &caller))?;
+    let snapshot = find(&state, &caller, &id, &taken)
+        .await?
+        .ok_or_else(|| caller.error(Problem::NotFound))?;
+    Ok((StatusCode::ACCEPTED, Json(snapshot)).into_response())
+}
+
+/// Restores the server from a ready snapshot: the server goes down and
+/// shows the restore's progress; poll it until `running`.
+#[utoipa::path(post, path = "/api/v1/servers/{id}/snapshots/{snapshot_id}/restore", tag = "servers",
+    params(("id" = String, Path), ("snapshot_id" = String, Path)),
+    security(("token" = ["servers:write"])),
+    responses((status = 202, body = ServerJson), (status = 409, body = ErrorBody)))]
+pub async fn restore(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath((id, snapshot_id)): ApiPath<(String, String)>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    offered(&state, &caller)?;
+    let actor = caller.actor();
+    snapshots::restore(&state.db, &state.clock, &actor, &id, &snapshot_id)
+        .await
+        .map_err(|e| snapshot_error(e, &caller))?;
+    let server = own_server(&state, &caller, &id).await?;
+    Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
+}
+
+/// Deletes a snapshot.
+#[utoipa::path(delete, path = "/api/v1/servers/{id}/snapshots/{snapshot_id}", tag = "servers",
+    params(("id" = String, Path), ("snapshot_id" = String, Path)),
+    security(("token" = ["servers:write"])),
+    responses((status = 202, body = SnapshotJson), (status = 204, description = "Already gone"),
+        (status = 404, body = ErrorBody)))]
+pub async fn delete(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath((id, snapshot_id)): ApiPath<(String, String)>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    let actor = caller.actor();
+    snapshots::delete(&state.db, &state.clock, &actor, &id, &snapshot_id)
+        .await
+        .map_err(|e| snapshot_error(e, &caller))?;
+    // Deleting is quick but not instant: the snapshot may be gone already.
+    Ok(match find(&state, &caller, &id, &snapshot_id).await? {
+        Some(snapshot) => (StatusCode::ACCEPTED, Json(snapshot)).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    })
+}
