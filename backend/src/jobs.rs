@@ -49,12 +49,15 @@ pub enum JobKind {
     StripeCredit,
     /// Give back a payment for an order that could not be delivered.
     StripeUndeliverable,
+    /// Ask Stripe which payment paid an invoice (the subject is Stripe's
+    /// invoice id): webhooks never carry it.
+    StripeInvoicePayment,
     /// Set a new root password through the Fleet (the customer lost theirs).
     RootPassword,
 }
 
 impl JobKind {
-    const ALL: [JobKind; 15] = [
+    const ALL: [JobKind; 16] = [
         JobKind::Provision,
         JobKind::Reboot,
         JobKind::PowerCycle,
@@ -69,6 +72,7 @@ impl JobKind {
         JobKind::StripeEvent,
         JobKind::StripeCredit,
         JobKind::StripeUndeliverable,
+        JobKind::StripeInvoicePayment,
         JobKind::RootPassword,
     ];
 
@@ -88,6 +92,7 @@ impl JobKind {
             JobKind::StripeEvent => "stripe_event",
             JobKind::StripeCredit => "stripe_credit",
             JobKind::StripeUndeliverable => "stripe_undeliverable",
+            JobKind::StripeInvoicePayment => "stripe_invoice_payment",
             JobKind::RootPassword => "root_password.set",
         }
     }

@@ -55,7 +55,10 @@ impl Runner {
                 )
                 .await
             }
-            JobKind::StripeEvent | JobKind::StripeCredit | JobKind::StripeUndeliverable => {
+            JobKind::StripeEvent
+            | JobKind::StripeCredit
+            | JobKind::StripeUndeliverable
+            | JobKind::StripeInvoicePayment => {
                 return self.stripe_job(job).await;
             }
         };
@@ -92,6 +95,9 @@ impl Runner {
         match job.kind {
             JobKind::StripeCredit => {
                 credits::pass_on(db, clock, client, subject, job.attempts).await
+            }
+            JobKind::StripeInvoicePayment => {
+                payments::learn_payment(db, clock, client, subject, job.attempts).await
             }
             _ => payments::give_back(db, clock, client, subject, job.attempts).await,
         }

@@ -66,6 +66,7 @@ mod storefront_copy;
 mod storefront_frame;
 mod stripe;
 mod stripe_double;
+mod stripe_payments;
 mod support_lifecycle;
 mod support_requests;
 mod two_factor;

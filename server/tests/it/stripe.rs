@@ -28,20 +28,23 @@ on_both_databases!(
     a_vat_id_that_lapses_is_taxed_from_the_next_stripe_invoice,
 );
 
-const SECRET: &str = "whsec_test_secret";
+pub(crate) const SECRET: &str = "whsec_test_secret";
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-async fn stripe_app(db: TestDb) -> (TestApp, StripeDouble) {
+pub(crate) async fn stripe_app(db: TestDb) -> (TestApp, StripeDouble) {
     start(db, backend::Clock::system(), false).await
 }
 
 /// With a manual clock, which Stripe's side follows too.
-async fn stripe_app_with_clock(db: TestDb, clock: backend::Clock) -> (TestApp, StripeDouble) {
+pub(crate) async fn stripe_app_with_clock(
+    db: TestDb,
+    clock: backend::Clock,
+) -> (TestApp, StripeDouble) {
     start(db, clock, true).await
 }
 
@@ -61,7 +64,7 @@ async fn start(db: TestDb, clock: backend::Clock, manual: bool) -> (TestApp, Str
     assert!(ok, "{out}");
     assert!(out.contains("plan:g-ada: price_test_"), "{out}");
     assert!(
-        out.contains("webhook endpoint we_test_1: created (2026-09-30.endive, 16 events)"),
+        out.contains("webhook endpoint we_test_1: created (2026-09-30.endive, 17 events)"),
         "{out}"
     );
     // Idempotent: a second run creates nothing.
@@ -81,7 +84,12 @@ fn env(double: &StripeDouble) -> [(&'static str, &str); 3] {
     ]
 }
 
-async fn deliver(app: &TestApp, body: &str, timestamp: i64, secret: &str) -> (u16, String) {
+pub(crate) async fn deliver(
+    app: &TestApp,
+    body: &str,
+    timestamp: i64,
+    secret: &str,
+) -> (u16, String) {
     let signature = Webhook::generate_test_header(body, secret, Some(timestamp));
     let response = app
         .client
@@ -96,7 +104,7 @@ async fn deliver(app: &TestApp, body: &str, timestamp: i64, secret: &str) -> (u1
     (status, response.text().await.unwrap_or_default())
 }
 
-async fn deliver_all(app: &TestApp, events: &Events, at: i64) {
+pub(crate) async fn deliver_all(app: &TestApp, events: &Events, at: i64) {
     for (id, body) in events {
         let (status, text) = deliver(app, body, at, SECRET).await;
         assert_eq!((status, text.as_str()), (200, "Queued"), "{id}: {body}");
@@ -104,7 +112,12 @@ async fn deliver_all(app: &TestApp, events: &Events, at: i64) {
 }
 
 /// Polls a portal page until it shows `needle`.
-async fn eventually(app: &TestApp, who: &reqwest::Client, path: &str, needle: &str) -> String {
+pub(crate) async fn eventually(
+    app: &TestApp,
+    who: &reqwest::Client,
+    path: &str,
+    needle: &str,
+) -> String {
     let mut body = String::new();
     for _ in 0..150 {
         body = app.get_as(who, path).await.body;
@@ -121,7 +134,7 @@ async fn eventually(app: &TestApp, who: &reqwest::Client, path: &str, needle: &s
 }
 
 /// The Stripe jobs and their last errors, for a failing test's message.
-async fn stripe_jobs(app: &TestApp) -> String {
+pub(crate) async fn stripe_jobs(app: &TestApp) -> String {
     let db = backend::Db::connect(&app.database_url, 1)
         .await
         .expect("db");
@@ -134,7 +147,7 @@ async fn stripe_jobs(app: &TestApp) -> String {
 }
 
 /// The newest order on the orders page: (id, page).
-async fn placed_order(app: &TestApp, owner: &reqwest::Client) -> (String, String) {
+pub(crate) async fn placed_order(app: &TestApp, owner: &reqwest::Client) -> (String, String) {
     let orders = app.get_as(owner, "/en/orders").await.body;
     let order = orders
         .split("data-order=\"")
@@ -147,7 +160,7 @@ async fn placed_order(app: &TestApp, owner: &reqwest::Client) -> (String, String
 
 /// Signs the owner in again after the manual clock ran past the idle
 /// session limit.
-async fn sign_in_again(app: &TestApp, owner: &reqwest::Client, email: &str) {
+pub(crate) async fn sign_in_again(app: &TestApp, owner: &reqwest::Client, email: &str) {
     let page = app
         .post_as(
             owner,
@@ -161,7 +174,7 @@ async fn sign_in_again(app: &TestApp, owner: &reqwest::Client, email: &str) {
 }
 
 /// An owner whose order was paid at Stripe: (owner, order, server).
-async fn paid_server(
+pub(crate) async fn paid_server(
     app: &TestApp,
     double: &StripeDouble,
     email: &str,

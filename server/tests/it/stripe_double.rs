@@ -133,6 +133,7 @@ fn variant(object: &EventObject) -> &'static str {
         EventObject::InvoiceFinalized(_) => "invoice.finalized",
         EventObject::InvoiceMarkedUncollectible(_) => "invoice.marked_uncollectible",
         EventObject::InvoicePaid(_) => "invoice.paid",
+        EventObject::InvoicePaymentPaid(_) => "invoice_payment.paid",
         EventObject::InvoicePaymentFailed(_) => "invoice.payment_failed",
         _ => "another event",
     }
@@ -339,6 +340,7 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
             "customer.subscription.created",
             "invoice.finalized",
             "invoice.paid",
+            "invoice_payment.paid",
         ],
     );
     let EventObject::CheckoutSessionCompleted(completed) = &typed[0].data.object else {
@@ -398,7 +400,31 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
         .expect("price details");
     assert_eq!(price_details.price.id().as_str(), price);
     assert_eq!(line.taxes.as_ref().map(|t| t[0].amount), Some(5019));
-    let payment = &paid.payments.as_ref().expect("payments").data[0];
+    // Stripe never sends an invoice's payments (they are includable):
+    // `invoice_payment.paid` names the payment, and so does a list or an
+    // expanded retrieval.
+    assert!(paid.payments.is_none(), "payments are includable");
+    let EventObject::InvoicePaymentPaid(payment) = &typed[4].data.object else {
+        panic!("a paid invoice payment");
+    };
+    assert_eq!(
+        payment.invoice.id().as_ref().map(|i| i.as_str()),
+        Some("in_test_1")
+    );
+    let listed = stripe
+        .get("/v1/invoice_payments?invoice=in_test_1&status=paid")
+        .await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    let listed: Value = serde_json::from_str(&listed.text).expect("a list");
+    let data = listed["data"].as_array().expect("listed payments");
+    assert_eq!(data.len(), 1);
+    let first: stripe_shared::InvoicePayment = parse_value(&data[0]);
+    assert_eq!(first.id, payment.id);
+    let expanded: stripe_shared::Invoice = stripe
+        .get("/v1/invoices/in_test_1?expand[]=payments")
+        .await
+        .ok();
+    let payment = &expanded.payments.as_ref().expect("expanded payments").data[0];
     assert_eq!(payment.status, "paid");
     let intent = payment
         .payment
@@ -465,6 +491,7 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
             "customer.subscription.updated",
             "invoice.finalized",
             "invoice.paid",
+            "invoice_payment.paid",
         ],
     );
     let EventObject::CustomerSubscriptionUpdated(renewed) = &typed[0].data.object else {
@@ -525,13 +552,17 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
     let typed = verify(
         &events,
         mar_31 + 2 * 86_400,
-        &["invoice.paid", "customer.subscription.updated"],
+        &[
+            "invoice.paid",
+            "invoice_payment.paid",
+            "customer.subscription.updated",
+        ],
     );
     let EventObject::InvoicePaid(late) = &typed[0].data.object else {
         panic!("a paid invoice");
     };
     assert_eq!(late.status.as_ref().map(|s| s.as_str()), Some("paid"));
-    assert_eq!(object_of(&events[1])["status"], "active");
+    assert_eq!(object_of(&events[2])["status"], "active");
     let newest: Vec<String> = double
         .invoice_for_subscription("sub_test_1")
         .iter()
@@ -728,6 +759,47 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
     ] {
         assert_eq!(double.created(kind), count, "{kind}");
     }
+    // Every answer of this whole life had the keys of Stripe's published
+    // example of its resource, no more and no fewer.
+    assert_eq!(double.out_of_shape(), Vec::<String>::new());
+}
+
+/// The conformance check itself: it sees a key Stripe's fixture lacks
+/// (an invoice's includable `payments`) unless it was expanded, a key
+/// missing, and nested resources (an invoice's lines).
+#[test]
+fn the_shape_check_knows_stripes_published_objects() {
+    use crate::common::stripe_double::fixture::{differences, fixture, shaped};
+    let invoice = shaped(json!({"object": "invoice", "id": "in_1", "status": "paid"}));
+    assert_eq!(differences(&invoice, &[]), Vec::<String>::new());
+    let published = fixture("invoice").expect("Stripe publishes an invoice");
+    assert!(!published.contains_key("payments"), "includable");
+    assert!(published.contains_key("total_taxes"));
+    let mut with_payments = invoice.clone();
+    with_payments["payments"] =
+        json!({"object": "list", "data": [], "has_more": false, "url": "/v1/invoice_payments"});
+    assert_eq!(
+        differences(&with_payments, &[]),
+        vec![": invoice has `payments`, Stripe's has not".to_owned()]
+    );
+    assert!(differences(&with_payments, &["payments".to_owned()]).is_empty());
+    let mut lacking = invoice.clone();
+    lacking
+        .as_object_mut()
+        .expect("an object")
+        .remove("total_taxes");
+    assert_eq!(
+        differences(&lacking, &[]),
+        vec![": invoice lacks `total_taxes`".to_owned()]
+    );
+    let mut nested = invoice;
+    nested["lines"]["data"][0]["invented"] = json!(true);
+    assert_eq!(
+        differences(&nested, &[]),
+        vec![".lines.data[0]: line_item has `invented`, Stripe's has not".to_owned()]
+    );
+    let refused = std::panic::catch_unwind(|| shaped(json!({"object": "charge", "payments": []})));
+    assert!(refused.is_err(), "the double cannot invent a key");
 }
 
 #[tokio::test]
@@ -754,6 +826,7 @@ async fn bank_debits_complete_unpaid_first() {
             "invoice.finalized",
             "checkout.session.async_payment_succeeded",
             "invoice.paid",
+            "invoice_payment.paid",
         ],
     );
     assert_eq!(object_of(&events[0])["payment_status"], "unpaid");

@@ -49,6 +49,7 @@ pub const HANDLED_EVENTS: &[&str] = &[
     "invoice.payment_failed",
     "invoice.voided",
     "invoice.marked_uncollectible",
+    "invoice_payment.paid",
     "charge.refunded",
     "charge.dispute.created",
     "charge.dispute.closed",

@@ -227,6 +227,9 @@ async fn apply_inner(db: &Db, clock: &Clock, secret: &str, event_id: &str) -> an
         | EventObject::CustomerSubscriptionDeleted(subscription) => {
             mirror::subscription(&mut tx, subscription, created, now).await?
         }
+        EventObject::InvoicePaymentPaid(payment) => {
+            super::payments::invoice_payment_paid(&mut tx, payment, now).await?
+        }
         EventObject::ChargeRefunded(charge) => {
             super::payments::refunded(&mut tx, charge, now).await?
         }

@@ -244,22 +244,6 @@ fn invoice_subscription(invoice: &Invoice) -> Option<String> {
         .map(|d| d.subscription.id().to_string())
 }
 
-/// The payment intent that paid an invoice, when Stripe listed it (failed
-/// and cancelled attempts are listed too; only a paid one counts).
-fn invoice_payment_intent(invoice: &Invoice) -> Option<String> {
-    invoice.payments.as_ref().and_then(|list| {
-        list.data
-            .iter()
-            .filter(|p| p.status == "paid")
-            .find_map(|p| {
-                p.payment
-                    .payment_intent
-                    .as_ref()
-                    .map(|pi| pi.id().to_string())
-            })
-    })
-}
-
 /// The VAT treatment Stripe applied, read back: VAT lines mean charged;
 /// none means reverse charge for an EU business with a confirmed VAT ID,
 /// otherwise a customer outside the EU.
@@ -345,7 +329,6 @@ pub(super) async fn invoice(
     } else {
         object.due_date.unwrap_or(object.created + 86_400)
     };
-    let payment_intent = invoice_payment_intent(object);
     let existing = sqlx::query("select id, status from invoices where stripe_invoice_id = $1")
         .bind(&stripe_id)
         .fetch_optional(&mut **tx)
@@ -363,8 +346,7 @@ pub(super) async fn invoice(
                 "update invoices set status = $1, paid_at = coalesce($2, paid_at), \
                  due_at = case when $3 < due_at then $3 else due_at end, \
                  amount_due_cents = $4, hosted_url = coalesce($5, hosted_url), pdf_url = coalesce($6, pdf_url), \
-                 number = coalesce($7, number), updated_at = $8, \
-                 stripe_payment_intent = coalesce($10, stripe_payment_intent) where id = $9",
+                 number = coalesce($7, number), updated_at = $8 where id = $9",
             )
             .bind(&status)
             .bind(paid_at)
@@ -375,7 +357,6 @@ pub(super) async fn invoice(
             .bind(object.number.as_deref())
             .bind(now)
             .bind(&id)
-            .bind(payment_intent.as_deref())
             .execute(&mut **tx)
             .await
             .context("updating the mirrored invoice")?;
@@ -395,16 +376,42 @@ pub(super) async fn invoice(
                     amount_due,
                     due_at,
                     paid_at,
-                    payment_intent,
                 },
             )
             .await?;
         }
     }
     if status == "paid" {
+        if object.amount_paid > 0 {
+            ask_for_payment(tx, &stripe_id, now).await?;
+        }
         super::super::dunning::restore_if_settled(tx, &org, now).await?;
     }
     Ok(true)
+}
+
+/// A paid invoice whose payment intent we don't know (Stripe's invoices
+/// never carry their payments): one job asks Stripe for it, unless
+/// `invoice_payment.paid` told us already. Reconciliation asks again for
+/// any still missing.
+async fn ask_for_payment(
+    tx: &mut Transaction<'_, Any>,
+    stripe_id: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    let wanted: Option<String> = sqlx::query_scalar(
+        "select id from invoices where stripe_invoice_id = $1 and stripe_payment_intent is null \
+         and not exists (select 1 from jobs where kind = $2 and subject_id = $1)",
+    )
+    .bind(stripe_id)
+    .bind(jobs::JobKind::StripeInvoicePayment.as_str())
+    .fetch_optional(&mut **tx)
+    .await
+    .context("checking the invoice's payment")?;
+    if wanted.is_some() {
+        jobs::enqueue(tx, jobs::JobKind::StripeInvoicePayment, stripe_id, now, now).await?;
+    }
+    Ok(())
 }
 
 struct Mirrored {
@@ -415,7 +422,6 @@ struct Mirrored {
     amount_due: i64,
     due_at: i64,
     paid_at: Option<i64>,
-    payment_intent: Option<String>,
 }
 
 async fn insert_invoice(
@@ -481,9 +487,9 @@ async fn insert_invoice(
          issued_at, due_at, paid_at, subtotal_cents, vat_treatment, vat_rate_bp, vat_cents, total_cents, \
          credit_cents, amount_due_cents, customer_name, customer_address, customer_country, customer_vat_id, \
          billing_method, payment_reference, stripe_invoice_id, hosted_url, pdf_url, created_at, updated_at, \
-         stripe_subscription_id, stripe_payment_intent) \
+         stripe_subscription_id) \
          values ($1, $2, $3, $4, 'EUR', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, $15, $16, $22, $23, $24, \
-         'stripe', $17, $17, $18, $19, $20, $20, $21, $25)",
+         'stripe', $17, $17, $18, $19, $20, $20, $21)",
     )
     .bind(&id)
     .bind(org)
@@ -527,7 +533,6 @@ async fn insert_invoice(
     .bind(&address_text)
     .bind(&country)
     .bind(vat_id.as_deref())
-    .bind(m.payment_intent.as_deref())
     .execute(&mut **tx)
     .await
     .context("mirroring the invoice")?;

@@ -1,10 +1,19 @@
-//! Money moving after the invoice: refunds made at Stripe become credit
-//! notes here, disputes flag the invoice and the organization for finance,
-//! and a payment for an order we cannot deliver is given back in full.
+//! Money moving after the invoice: which payment paid it, refunds made at
+//! Stripe become credit notes here, disputes flag the invoice and the
+//! organization for finance, and a payment for an order we cannot deliver
+//! is given back in full.
+//!
+//! Stripe never puts an invoice's payments in its webhooks or plain
+//! retrievals (`payments` is includable), so the payment intent that paid
+//! an invoice is learnt from `invoice_payment.paid`, or asked for with
+//! `GET /v1/invoice_payments?invoice=…` ([`learn_payment`], queued when a
+//! paid invoice is mirrored without it, and run by reconciliation).
 
 use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
-use stripe_shared::{Charge, Dispute};
+use stripe_billing::invoice::ListInvoice;
+use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};
+use stripe_shared::{Charge, Dispute, InvoicePayment, InvoiceStatus};
 
 use super::client::StripeClient;
 use super::subscriptions::{cancel_now, refund_in_full};
@@ -32,6 +41,142 @@ async fn invoice_of(
         ))
     })
     .transpose()
+}
+
+/// Records the payment intent that paid a mirrored invoice. Answers
+/// whether the invoice is mirrored (`false`: not yet, try again later).
+async fn record_paying_intent(
+    tx: &mut Transaction<'_, Any>,
+    stripe_invoice_id: &str,
+    payment_intent: &str,
+    now: i64,
+) -> anyhow::Result<bool> {
+    let known: Option<Option<String>> = sqlx::query_scalar(
+        "select stripe_payment_intent from invoices where stripe_invoice_id = $1",
+    )
+    .bind(stripe_invoice_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("reading the invoice's payment")?;
+    match known {
+        None => Ok(false),
+        Some(Some(_)) => Ok(true),
+        Some(None) => {
+            sqlx::query(
+                "update invoices set stripe_payment_intent = $1, updated_at = $2 \
+                 where stripe_invoice_id = $3 and stripe_payment_intent is null",
+            )
+            .bind(payment_intent)
+            .bind(now)
+            .bind(stripe_invoice_id)
+            .execute(&mut **tx)
+            .await
+            .context("recording the invoice's payment")?;
+            Ok(true)
+        }
+    }
+}
+
+/// The payment intent of a paid invoice payment; `None` for one paid
+/// another way (a payment record: paid out of band, nothing to refund by
+/// card).
+fn paid_intent(payment: &InvoicePayment) -> Option<String> {
+    (payment.status == "paid")
+        .then(|| payment.payment.payment_intent.as_ref())
+        .flatten()
+        .map(|pi| pi.id().to_string())
+}
+
+/// `invoice_payment.paid`: the payment intent that paid an invoice.
+pub(super) async fn invoice_payment_paid(
+    tx: &mut Transaction<'_, Any>,
+    payment: &InvoicePayment,
+    now: i64,
+) -> anyhow::Result<bool> {
+    let invoice = payment.invoice.id().as_ref().map(|id| id.as_str());
+    match (invoice, paid_intent(payment)) {
+        (Some(invoice), Some(intent)) => record_paying_intent(tx, invoice, &intent, now).await,
+        _ => Ok(true),
+    }
+}
+
+/// Asks Stripe which payment intent paid an invoice (`None`: nothing was
+/// paid by a payment intent, e.g. a zero total or an out-of-band payment).
+async fn paying_intent(
+    client: &StripeClient,
+    stripe_invoice_id: &str,
+) -> anyhow::Result<Option<String>> {
+    let payments = client
+        .send(
+            &ListInvoicePayment::new()
+                .invoice(stripe_invoice_id)
+                .status(ListInvoicePaymentStatus::Paid)
+                .limit(10),
+            None,
+        )
+        .await?;
+    Ok(payments.data.iter().find_map(paid_intent))
+}
+
+/// Job (`JobKind::StripeInvoicePayment`): a paid invoice was mirrored
+/// without its payment; ask Stripe for it, so refunds, disputes and SLA
+/// refunds can find it.
+pub async fn learn_payment(
+    db: &Db,
+    clock: &Clock,
+    client: &StripeClient,
+    stripe_invoice_id: &str,
+    attempts: i64,
+) -> Outcome {
+    let result = fill_in_payment(db, clock, client, stripe_invoice_id).await;
+    Outcome::retried(result.map(|_| ()), clock.now(), attempts, 20, 30)
+}
+
+/// Records the payment intent that paid an invoice, as Stripe lists it;
+/// answers whether there was one.
+pub(super) async fn fill_in_payment(
+    db: &Db,
+    clock: &Clock,
+    client: &StripeClient,
+    stripe_invoice_id: &str,
+) -> anyhow::Result<bool> {
+    let Some(intent) = paying_intent(client, stripe_invoice_id).await? else {
+        return Ok(false);
+    };
+    let mut tx = db.begin().await?;
+    let recorded = record_paying_intent(&mut tx, stripe_invoice_id, &intent, clock.now()).await?;
+    tx.commit()
+        .await
+        .context("committing the invoice's payment")?;
+    Ok(recorded)
+}
+
+/// The payment intent that paid a subscription's first paid invoice,
+/// asked of Stripe (our mirror may not have the invoice, or not its
+/// payment, yet). `Err` while a payment is still on its way.
+async fn first_payment_of(
+    client: &StripeClient,
+    subscription: &str,
+) -> anyhow::Result<Option<String>> {
+    let invoices = client
+        .send(
+            &ListInvoice::new().subscription(subscription).limit(24),
+            None,
+        )
+        .await?;
+    // Newest first: the first invoice is the last paid one listed.
+    let paid = invoices
+        .data
+        .iter()
+        .rev()
+        .find(|i| i.status == Some(InvoiceStatus::Paid) && i.amount_paid > 0);
+    match paid {
+        Some(invoice) => {
+            let id = invoice.id.as_ref().context("an invoice without an id")?;
+            paying_intent(client, id.as_str()).await
+        }
+        None => Ok(None),
+    }
 }
 
 /// `charge.refunded`: what was refunded since we last heard becomes a
@@ -170,23 +315,16 @@ async fn give_back_inner(
     if serving == 0 {
         cancel_now(client, &subscription, &format!("undeliverable-{order_id}")).await?;
     }
-    let paid_by: Option<String> = sqlx::query_scalar(
-        "select stripe_payment_intent from invoices where stripe_subscription_id = $1 \
-         and stripe_payment_intent is not null order by created_at limit 1",
-    )
-    .bind(&subscription)
-    .fetch_optional(&db.pool)
-    .await
-    .context("finding the payment")?
-    .flatten();
-    let Some(intent) = paid_by else {
+    // Stripe, not our mirror, says what was paid: the paid invoice's
+    // event may not have arrived, and never carries its payments.
+    let Some(intent) = first_payment_of(client, &subscription).await? else {
         let failure: Option<String> = row.try_get("failure")?;
         if failure.as_deref() == Some("payment_failed") {
             // Nothing was paid (a failed debit): ending it was all.
             return Ok(());
         }
-        // Paid, but its invoice.paid is not mirrored yet: try again.
-        anyhow::bail!("the payment's invoice is not mirrored yet");
+        // A payment still on its way (a bank debit): look again later.
+        anyhow::bail!("no paid invoice at Stripe yet");
     };
     let refund = refund_in_full(client, &intent, &format!("undeliverable-{order_id}")).await?;
     let now = clock.now();

@@ -133,6 +133,19 @@ pub async fn reconcile(
             done.outcome(what, result);
         }
     }
+    // Paid invoices whose payment no event told us (Stripe's invoices never
+    // carry it): refunds and disputes need it.
+    let unknown_payments = ids(
+        db,
+        "select stripe_invoice_id from invoices where status = 'paid' and stripe_invoice_id is not null \
+         and stripe_payment_intent is null and total_cents > credit_cents and updated_at > $1",
+        clock.now() - 40 * 86_400,
+    )
+    .await?;
+    for id in unknown_payments {
+        let result = super::payments::fill_in_payment(db, clock, client, &id).await;
+        done.outcome(format!("payment of invoice {id}"), result);
+    }
     if !done.missing.is_empty() || !done.skipped.is_empty() {
         tracing::warn!(missing = ?done.missing, skipped = ?done.skipped, "Stripe reconciliation skipped objects");
     }

@@ -16,6 +16,7 @@ mod billing_api;
 pub mod calendar;
 mod catalog_api;
 mod checkout_api;
+pub mod fixture;
 mod http;
 mod ledger;
 mod stripe_side;
@@ -105,6 +106,12 @@ impl StripeDouble {
             .iter()
             .filter(|path| path.starts_with(path_prefix))
             .count()
+    }
+
+    /// Where the double's answers and events so far differed from Stripe's
+    /// published object shapes (empty: none did).
+    pub fn out_of_shape(&self) -> Vec<String> {
+        self.lock().out_of_shape.clone()
     }
 
     /// Any object's current state, by id.

@@ -295,14 +295,10 @@ pub(super) fn open_invoice(
     }
     let (starting, due, ending) = apply_balance(l, &customer_id, &id, totals.total(), at);
     let customer = l.expect("customer", &customer_id);
-    let tax_ids: Vec<Value> = customer["tax_ids"]["data"]
-        .as_array()
-        .map(|ids| {
-            ids.iter()
-                .map(|t| json!({"type": t["type"], "value": t["value"]}))
-                .collect()
-        })
-        .unwrap_or_default();
+    let tax_ids: Vec<Value> = tax_ids_of(l, &customer_id)
+        .iter()
+        .map(|t| json!({"type": t["type"], "value": t["value"]}))
+        .collect();
     let invoice = joined([
         json!({
             "id": id, "object": "invoice", "account_country": "DE", "account_name": "GPU Storefront (test)",
@@ -313,7 +309,7 @@ pub(super) fn open_invoice(
         json!({
             "automatic_tax": {"disabled_reason": null, "enabled": false, "liability": null, "provider": null, "status": null},
             "automatically_finalizes_at": null, "billing_reason": reason,
-            "collection_method": "charge_automatically", "confirmation_secret": null, "created": at,
+            "collection_method": "charge_automatically", "created": at,
             "currency": currency, "custom_fields": null, "customer": customer_id,
         }),
         json!({
@@ -340,7 +336,6 @@ pub(super) fn open_invoice(
                 "subscription_details": {"metadata": subscription["metadata"], "subscription": sub_id},
             },
             "payment_settings": {"default_mandate": null, "payment_method_options": null, "payment_method_types": null},
-            "payments": list(Vec::new(), &format!("/v1/invoice_payments?invoice={id}")),
             "period_end": period.1, "period_start": period.0,
         }),
         json!({
@@ -351,7 +346,7 @@ pub(super) fn open_invoice(
         }),
         json!({
             "subtotal": totals.subtotal, "subtotal_excluding_tax": totals.subtotal - totals.inclusive_tax,
-            "test_clock": null, "threshold_reason": null, "total": totals.total(),
+            "test_clock": null, "total": totals.total(),
             "total_discount_amounts": [], "total_excluding_tax": totals.subtotal - totals.inclusive_tax,
             "total_pretax_credit_amounts": [],
         }),
@@ -386,13 +381,11 @@ pub(super) fn collect(l: &mut Ledger, invoice_id: &str, at: i64, succeeds: bool)
     }
     invoice["attempted"] = json!(true);
     invoice["attempt_count"] = json!(invoice["attempt_count"].as_u64().unwrap_or(0) + 1);
-    let mut payments = invoice["payments"]["data"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let open = payments.iter().position(|p| p["status"] == "open");
+    let open = payments_of(l, invoice_id)
+        .into_iter()
+        .find(|p| p["status"] == "open");
     let mut payment = match open {
-        Some(at) => payments.remove(at),
+        Some(payment) => payment,
         None => json!({
             "id": l.next_id("inpay"), "object": "invoice_payment", "amount_paid": null,
             "amount_requested": due, "created": at, "currency": invoice["currency"],
@@ -412,11 +405,36 @@ pub(super) fn collect(l: &mut Ledger, invoice_id: &str, at: i64, succeeds: bool)
         let charge = charge(l, &invoice, &intent, at);
         l.put(charge);
     }
-    payments.insert(0, payment.clone());
-    invoice["payments"]["data"] = json!(payments);
     l.put(payment);
     l.put(invoice.clone());
     invoice
+}
+
+/// An invoice's payments, newest first: kept beside the invoice, which
+/// Stripe renders without them (`payments` is includable).
+pub(super) fn payments_of(l: &Ledger, invoice_id: &str) -> Vec<Value> {
+    l.all("invoice_payment")
+        .into_iter()
+        .filter(|p| p["invoice"] == invoice_id)
+        .collect()
+}
+
+/// A customer's tax ids (`tax_ids` is includable on a customer).
+pub(super) fn tax_ids_of(l: &Ledger, customer_id: &str) -> Vec<Value> {
+    let mut ids: Vec<Value> = l
+        .all("tax_id")
+        .into_iter()
+        .filter(|t| t["customer"] == customer_id)
+        .collect();
+    ids.reverse();
+    ids
+}
+
+/// The paid payment of an invoice, as `invoice_payment.paid` carries it.
+pub(super) fn paid_payment(l: &Ledger, invoice_id: &str) -> Option<Value> {
+    payments_of(l, invoice_id)
+        .into_iter()
+        .find(|p| p["status"] == "paid")
 }
 
 fn charge(l: &mut Ledger, invoice: &Value, intent: &str, at: i64) -> Value {
@@ -456,10 +474,7 @@ fn charge(l: &mut Ledger, invoice: &Value, intent: &str, at: i64) -> Value {
 
 /// The charge of an invoice's paid payment.
 pub(super) fn charge_of_invoice(l: &Ledger, invoice_id: &str) -> Value {
-    let invoice = l.expect("invoice", invoice_id);
-    let paid = invoice["payments"]["data"]
-        .as_array()
-        .and_then(|p| p.iter().find(|p| p["status"] == "paid").cloned())
+    let paid = paid_payment(l, invoice_id)
         .unwrap_or_else(|| panic!("invoice {invoice_id} has no paid payment"));
     let intent = &paid["payment"]["payment_intent"];
     l.all("charge")
@@ -500,7 +515,7 @@ pub(super) fn refund(
     }
     let refund = json!({
         "id": l.next_id("re"), "object": "refund", "amount": amount, "balance_transaction": null,
-        "charge": charge_id, "created": at, "currency": charge["currency"], "description": null,
+        "charge": charge_id, "created": at, "currency": charge["currency"],
         "destination_details": null, "metadata": metadata, "payment_intent": charge["payment_intent"],
         "reason": reason, "receipt_number": null, "source_transfer_reversal": null,
         "status": "succeeded", "transfer_reversal": null,

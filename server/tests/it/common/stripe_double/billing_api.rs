@@ -1,6 +1,7 @@
 //! Subscription changes, invoice and invoice-payment lists, refunds.
 
 use super::billing;
+use super::catalog_api::list;
 use super::http::{find, merge_metadata, page, Answer, Failure, Form};
 use super::ledger::{changes, Ledger};
 use super::API_VERSION;
@@ -168,10 +169,18 @@ pub(super) fn list_invoices(l: &mut Ledger, form: &Form) -> Answer {
     page(invoices, form, "/v1/invoices")
 }
 
-/// `GET /v1/invoice_payments`, how a payment intent leads to its invoice.
+/// `GET /v1/invoice_payments`: an invoice's payments, or how a payment
+/// intent leads to its invoice.
 pub(super) fn list_invoice_payments(l: &mut Ledger, form: &Form) -> Answer {
     let invoice = form.text("invoice");
     let intent = form.text("payment[payment_intent]");
+    let status = form.text("status");
+    if let Some(status) = &status {
+        if !["canceled", "open", "paid"].contains(&status.as_str()) {
+            let message = "Invalid status: must be one of canceled, open, or paid";
+            return Err(Failure::invalid("status", message));
+        }
+    }
     let payments = l
         .all("invoice_payment")
         .into_iter()
@@ -181,8 +190,46 @@ pub(super) fn list_invoice_payments(l: &mut Ledger, form: &Form) -> Answer {
                 .as_ref()
                 .is_none_or(|i| p["payment"]["payment_intent"] == i.as_str())
         })
+        .filter(|p| status.as_ref().is_none_or(|s| p["status"] == s.as_str()))
         .collect();
     page(payments, form, "/v1/invoice_payments")
+}
+
+/// The includable fields a request asked for with `expand[]`: an
+/// invoice's `payments`, a customer's `tax_ids` (on a list:
+/// `data.payments`, `data.tax_ids`). Nothing else is expanded.
+pub(super) fn expand(l: &Ledger, mut body: Value, expanded: &[String]) -> Value {
+    if expanded.is_empty() {
+        return body;
+    }
+    let wants = |field: &str| {
+        expanded
+            .iter()
+            .any(|e| e == field || e.strip_prefix("data.") == Some(field))
+    };
+    let mut one = |object: &mut Value| {
+        let id = object["id"].as_str().unwrap_or_default().to_owned();
+        if object["object"] == "invoice" && wants("payments") {
+            object["payments"] = list(
+                billing::payments_of(l, &id),
+                &format!("/v1/invoice_payments?invoice={id}"),
+            );
+        }
+        if object["object"] == "customer" && wants("tax_ids") {
+            object["tax_ids"] = list(
+                billing::tax_ids_of(l, &id),
+                &format!("/v1/customers/{id}/tax_ids"),
+            );
+        }
+    };
+    if body["object"] == "list" {
+        if let Some(items) = body["data"].as_array_mut() {
+            items.iter_mut().for_each(&mut one);
+        }
+    } else {
+        one(&mut body);
+    }
+    body
 }
 
 pub(super) fn create_refund(l: &mut Ledger, form: &Form) -> Answer {

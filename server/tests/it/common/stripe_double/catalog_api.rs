@@ -79,21 +79,19 @@ pub(super) fn new_customer(l: &mut Ledger, form: &Form) -> Answer {
         "preferred_locales": [], "shipping": null, "tax_exempt": "none", "test_clock": null,
     });
     apply_customer_fields(&mut customer, form);
-    let tax_ids: Vec<Value> = tax_ids
-        .into_iter()
-        .map(|(kind, value)| {
-            let country = kind.split('_').next().unwrap_or_default().to_uppercase();
-            json!({
-                "id": l.next_id("txi"), "object": "tax_id", "country": country, "created": now,
-                "customer": id, "livemode": false, "owner": null, "type": kind, "value": value,
-                "verification": {"status": "pending", "verified_address": null, "verified_name": null},
-            })
-        })
-        .collect();
-    // Not expanded by default at Stripe; the double shows them so tests can look.
-    customer["tax_ids"] = list(tax_ids, &format!("/v1/customers/{id}/tax_ids"));
+    for (kind, value) in tax_ids {
+        let country = kind.split('_').next().unwrap_or_default().to_uppercase();
+        let tax_id = json!({
+            "id": l.next_id("txi"), "object": "tax_id", "country": country, "created": now,
+            "customer": id, "livemode": false, "owner": null, "type": kind, "value": value,
+            "verification": {"status": "pending", "verified_address": null, "verified_name": null},
+        });
+        // Kept beside the customer: `tax_ids` is includable, so Stripe
+        // renders a customer without them.
+        l.put(tax_id);
+    }
     l.put(customer.clone());
-    Ok(customer)
+    Ok(l.expect("customer", &id))
 }
 
 pub(super) fn update_customer(l: &mut Ledger, id: &str, form: &Form) -> Answer {

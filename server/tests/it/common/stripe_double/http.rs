@@ -1,6 +1,7 @@
 //! Stripe's HTTP surface: form-encoded parameters, idempotency keys,
 //! error bodies, injected failures and the table of endpoints.
 
+use super::fixture::shaped;
 use super::ledger::Ledger;
 use super::{billing_api, catalog_api, checkout_api};
 use axum::body::Bytes;
@@ -304,11 +305,18 @@ async fn handle(
     }
     let request_id = ledger.next_id("req");
     ledger.request = Some(json!({"id": request_id, "idempotency_key": key}));
-    let answer = route(&mut ledger, &method, &path, &form);
+    let expanded = form.list("expand");
+    let answer = route(&mut ledger, &method, &path, &form)
+        .map(|body| billing_api::expand(&ledger, shaped(body), &expanded));
     ledger.request = None;
     let request_id = [("Request-Id", request_id.as_str())];
     match answer {
         Ok(body) => {
+            let expanded: Vec<String> = expanded
+                .iter()
+                .map(|e| e.strip_prefix("data.").unwrap_or(e).to_owned())
+                .collect();
+            ledger.check(&format!("{method} {path}"), &body, &expanded);
             if method != Method::GET {
                 ledger.calls.push((path, form.map.clone()));
             }

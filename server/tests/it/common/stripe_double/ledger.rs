@@ -2,6 +2,7 @@
 //! it, in creation order, plus the bookkeeping tests look at (requests,
 //! accepted calls, idempotent answers, injected failures).
 
+use super::fixture::{differences, shaped};
 use super::http::Saved;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -46,6 +47,9 @@ pub struct Ledger {
     pub(super) request: Option<Value>,
     objects: Vec<Value>,
     index: HashMap<String, usize>,
+    /// Answers and events that differed from Stripe's published shapes
+    /// (`where: what`); the double's own bug, never our code's.
+    pub(super) out_of_shape: Vec<String>,
 }
 
 impl Ledger {
@@ -73,8 +77,10 @@ impl Ledger {
         *self.created.entry(kind.to_owned()).or_default() += 1;
     }
 
-    /// Stores a new object or replaces the one with its id.
+    /// Stores a new object or replaces the one with its id, in the shape
+    /// of Stripe's published example of its resource.
     pub(super) fn put(&mut self, object: Value) {
+        let object = shaped(object);
         let id = object["id"].as_str().expect("objects have ids").to_owned();
         match self.index.get(&id) {
             Some(&at) => self.objects[at] = object,
@@ -124,7 +130,7 @@ impl Ledger {
         at: i64,
     ) -> (String, String) {
         let id = self.next_id("evt");
-        let mut data = json!({"object": object});
+        let mut data = json!({"object": shaped(object.clone())});
         if let Some(previous) = previous {
             data["previous_attributes"] = previous;
         }
@@ -139,9 +145,26 @@ impl Ledger {
             "request": self.request.clone().unwrap_or(json!({"id": null, "idempotency_key": null})),
             "type": kind,
         });
+        let event = shaped(event);
+        // Events are written on the test's own thread: a wrong shape stops
+        // the test here, naming the difference.
+        let wrong = differences(&event, &[]);
+        assert!(
+            wrong.is_empty(),
+            "event {kind} is not shaped like Stripe's: {wrong:?}"
+        );
         let body = event.to_string();
         self.put(event);
         (id, body)
+    }
+}
+
+impl Ledger {
+    /// Records where an answer or event differs from Stripe's shapes.
+    pub(super) fn check(&mut self, what: &str, value: &Value, expanded: &[String]) {
+        for difference in differences(value, expanded) {
+            self.out_of_shape.push(format!("{what}{difference}"));
+        }
     }
 }
 

@@ -113,12 +113,13 @@ impl Ledger {
                 let paid = collect(self, &invoice_id, at, true);
                 session["payment_status"] = json!("paid");
                 self.put(session.clone());
-                return vec![
+                let mut events = vec![
                     self.emit("checkout.session.completed", &session, None, at),
                     self.emit("customer.subscription.created", &subscription, None, at),
                     self.emit("invoice.finalized", &invoice, None, at),
-                    self.emit("invoice.paid", &paid, None, at),
                 ];
+                events.extend(self.paid(&paid, at));
+                return events;
             }
             Payment::Delayed { succeeds } => succeeds,
         };
@@ -138,11 +139,23 @@ impl Ledger {
                 None,
                 at,
             ));
-            events.push(self.emit("invoice.paid", &after, None, at));
+            events.extend(self.paid(&after, at));
         } else {
             events.push(self.emit("checkout.session.async_payment_failed", &session, None, at));
             events.push(self.emit("invoice.payment_failed", &after, None, at));
             events.extend(self.set_status(&sub_id, "past_due", at));
+        }
+        events
+    }
+
+    /// What Stripe sends when an invoice is paid: `invoice.paid` (without
+    /// its payments) and, when a payment intent paid it,
+    /// `invoice_payment.paid`, which alone names the payment.
+    fn paid(&mut self, invoice: &Value, at: i64) -> Events {
+        let id = invoice["id"].as_str().unwrap_or_default().to_owned();
+        let mut events = vec![self.emit("invoice.paid", invoice, None, at)];
+        if let Some(payment) = billing::paid_payment(self, &id) {
+            events.push(self.emit("invoice_payment.paid", &payment, None, at));
         }
         events
     }
@@ -215,7 +228,7 @@ impl Ledger {
         let subscription = Self::subscription_of(&after);
         let mut events = Vec::new();
         if after["status"] == "paid" {
-            events.push(self.emit("invoice.paid", &after, None, at));
+            events.extend(self.paid(&after, at));
             if let Some(id) = subscription {
                 let unpaid = self
                     .invoice_for_subscription(&id)
@@ -309,7 +322,7 @@ impl Ledger {
             "evidence": {"enhanced_evidence": {}},
             "evidence_details": {"due_by": at + 7 * 86_400, "enhanced_eligibility": {}, "has_evidence": false, "past_due": false, "submission_count": 0},
             "is_charge_refundable": false, "livemode": false, "metadata": {},
-            "network_reason_code": "10.4", "payment_intent": charge["payment_intent"],
+            "payment_intent": charge["payment_intent"],
             "reason": "fraudulent", "status": "needs_response",
         });
         charge["disputed"] = json!(true);
