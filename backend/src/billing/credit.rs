@@ -27,7 +27,43 @@ pub fn with_vat(net_cents: i64, rate_bp: i64) -> i64 {
     net_cents + (net_cents * rate_bp + 5_000) / 10_000
 }
 
+/// The part of a gross amount (VAT included at `rate_bp`) that is net,
+/// rounded half up: a refund of G is a credit of G / (1 + r) and VAT the rest.
+pub fn net_of(gross_cents: i64, rate_bp: i64) -> i64 {
+    let divisor = 10_000 + rate_bp;
+    (gross_cents * 10_000 + divisor / 2) / divisor
+}
+
 pub async fn issue(
+    tx: &mut Transaction<'_, Any>,
+    organization_id: &str,
+    amount_cents: i64,
+    reason: &str,
+    server_id: Option<&str>,
+    actor: &str,
+    now: i64,
+) -> anyhow::Result<String> {
+    let number = record(
+        tx,
+        organization_id,
+        amount_cents,
+        reason,
+        server_id,
+        actor,
+        now,
+    )
+    .await?;
+    let amount = domain::Money::eur(amount_cents);
+    super::dunning::notify(tx, organization_id, now, |lang| {
+        issued_mail(lang, &number, amount, reason)
+    })
+    .await?;
+    Ok(number)
+}
+
+/// A numbered credit note and its audit entry, without the mail (the
+/// caller tells the customer in its own words, or [`issue`] does).
+pub async fn record(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
     amount_cents: i64,
@@ -53,11 +89,6 @@ pub async fn issue(
     .execute(&mut **tx)
     .await
     .context("issuing a credit note")?;
-    let amount = domain::Money::eur(amount_cents);
-    super::dunning::notify(tx, organization_id, now, |lang| {
-        issued_mail(lang, &number, amount, reason)
-    })
-    .await?;
     audit::record(
         &mut **tx,
         &audit::Entry::unattended(

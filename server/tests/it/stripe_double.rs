@@ -119,6 +119,7 @@ fn variant(object: &EventObject) -> &'static str {
         EventObject::BillingPortalSessionCreated(_) => "billing_portal.session.created",
         EventObject::ChargeDisputeCreated(_) => "charge.dispute.created",
         EventObject::ChargeRefunded(_) => "charge.refunded",
+        EventObject::RefundCreated(_) => "refund.created",
         EventObject::CheckoutSessionAsyncPaymentFailed(_) => {
             "checkout.session.async_payment_failed"
         }
@@ -575,7 +576,11 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
 
     // Refunds: one in the Dashboard, one through the API.
     let events = double.refund_at_stripe("in_test_1", 1000, mar_31 + 3 * 86_400);
-    let typed = verify(&events, mar_31 + 3 * 86_400, &["charge.refunded"]);
+    let typed = verify(
+        &events,
+        mar_31 + 3 * 86_400,
+        &["charge.refunded", "refund.created"],
+    );
     let EventObject::ChargeRefunded(charge) = &typed[0].data.object else {
         panic!("a refunded charge");
     };
@@ -602,11 +607,23 @@ async fn a_subscription_lives_its_whole_life_in_async_stripes_types() {
     assert_eq!(refund.amount, 23919);
     assert_eq!(refund.status.as_deref(), Some("succeeded"));
     let events = double.take_events();
-    let typed = verify(&events, double.now(), &["charge.refunded"]);
+    let typed = verify(
+        &events,
+        double.now(),
+        &["charge.refunded", "refund.created"],
+    );
     let EventObject::ChargeRefunded(charge) = &typed[0].data.object else {
         panic!("a refunded charge");
     };
     assert!(charge.refunded);
+    let EventObject::RefundCreated(created) = &typed[1].data.object else {
+        panic!("a created refund");
+    };
+    assert_eq!(created.id, refund.id);
+    assert_eq!(
+        created.metadata.as_ref().and_then(|m| m.get("order_id")),
+        Some(&"order-1".to_owned())
+    );
     let again = stripe
         .post("/v1/refunds", &[("payment_intent", "pi_test_2")])
         .await;

@@ -50,7 +50,8 @@ pub const HANDLED_EVENTS: &[&str] = &[
     "invoice.voided",
     "invoice.marked_uncollectible",
     "invoice_payment.paid",
-    "charge.refunded",
+    "refund.created",
+    "refund.updated",
     "charge.dispute.created",
     "charge.dispute.closed",
 ];

@@ -230,8 +230,8 @@ async fn apply_inner(db: &Db, clock: &Clock, secret: &str, event_id: &str) -> an
         EventObject::InvoicePaymentPaid(payment) => {
             super::payments::invoice_payment_paid(&mut tx, payment, now).await?
         }
-        EventObject::ChargeRefunded(charge) => {
-            super::payments::refunded(&mut tx, charge, now).await?
+        EventObject::RefundCreated(refund) | EventObject::RefundUpdated(refund) => {
+            super::payments::refund_made(&mut tx, refund, now).await?
         }
         EventObject::ChargeDisputeCreated(dispute) | EventObject::ChargeDisputeClosed(dispute) => {
             super::payments::disputed(&mut tx, dispute, &kind, now).await?

@@ -13,7 +13,7 @@ use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
 use stripe_billing::invoice::ListInvoice;
 use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};
-use stripe_shared::{Charge, Dispute, InvoicePayment, InvoiceStatus};
+use stripe_shared::{Dispute, InvoicePayment, InvoiceStatus, Refund};
 
 use super::client::StripeClient;
 use super::subscriptions::{cancel_now, refund_in_full};
@@ -82,7 +82,7 @@ async fn record_paying_intent(
 /// card).
 fn paid_intent(payment: &InvoicePayment) -> Option<String> {
     (payment.status == "paid")
-        .then(|| payment.payment.payment_intent.as_ref())
+        .then_some(payment.payment.payment_intent.as_ref())
         .flatten()
         .map(|pi| pi.id().to_string())
 }
@@ -179,41 +179,69 @@ async fn first_payment_of(
     }
 }
 
-/// `charge.refunded`: what was refunded since we last heard becomes a
-/// credit note (already paid out, so nothing is left to set against later
-/// invoices). Refunds of a payment we know nothing of wait for its invoice.
-pub(super) async fn refunded(
+/// `refund.created` / `refund.updated`: a refund that went through is one
+/// credit note for the invoice it pays back, booked once per refund: net
+/// G / (1 + r) at the invoice's VAT rate, the VAT the rest, already paid
+/// out. A refund that passes on an SLA credit note (metadata
+/// `credit_note`) is that credit note already; a pending one is booked
+/// when it succeeds; a failed one never. An undeliverable order's refund
+/// is told by its own mail, so its credit note sends none.
+pub(super) async fn refund_made(
     tx: &mut Transaction<'_, Any>,
-    charge: &Charge,
+    refund: &Refund,
     now: i64,
 ) -> anyhow::Result<bool> {
-    let Some(intent) = charge.payment_intent.as_ref().map(|p| p.id().to_string()) else {
-        return Ok(true);
-    };
-    let Some((_, org, number)) = invoice_of(tx, &intent).await? else {
-        // Its invoice is not mirrored yet: try again later.
-        return Ok(false);
-    };
-    let reason = format!("stripe_refund {intent}");
-    let credited: i64 = sqlx::query_scalar(
-        "select cast(coalesce(sum(amount_cents), 0) as bigint) from credit_notes where organization_id = $1 and reason = $2",
-    )
-    .bind(&org)
-    .bind(&reason)
-    .fetch_one(&mut **tx)
-    .await
-    .context("reading refunds already credited")?;
-    let new = charge.amount_refunded - credited;
-    if new <= 0 {
+    let metadata = refund.metadata.clone().unwrap_or_default();
+    if refund.status.as_deref() != Some("succeeded") || metadata.contains_key("credit_note") {
         return Ok(true);
     }
-    let note = super::super::credit::issue(tx, &org, new, &reason, None, "stripe", now).await?;
-    sqlx::query("update credit_notes set remaining_cents = 0 where number = $1")
-        .bind(&note)
-        .execute(&mut **tx)
+    let Some(intent) = refund.payment_intent.as_ref().map(|p| p.id().to_string()) else {
+        return Ok(true);
+    };
+    let Some((invoice, org, number)) = invoice_of(tx, &intent).await? else {
+        // Its invoice, or the invoice's payment, is not known yet.
+        return Ok(false);
+    };
+    let refund_id = refund.id.to_string();
+    let booked: i64 =
+        sqlx::query_scalar("select count(*) from credit_notes where stripe_refund_id = $1")
+            .bind(&refund_id)
+            .fetch_one(&mut **tx)
+            .await
+            .context("checking the refund's credit note")?;
+    if booked > 0 || refund.amount <= 0 {
+        return Ok(true);
+    }
+    let rate_bp: i64 = sqlx::query_scalar("select vat_rate_bp from invoices where id = $1")
+        .bind(&invoice)
+        .fetch_one(&mut **tx)
         .await
-        .context("marking the refund paid out")?;
-    tracing::info!(invoice = %number, cents = new, "Stripe refund mirrored as a credit note");
+        .context("reading the invoice's VAT rate")?;
+    let net = super::super::credit::net_of(refund.amount, rate_bp);
+    let reason = format!("stripe_refund {refund_id}");
+    let undeliverable = metadata
+        .get("why")
+        .is_some_and(|why| why.starts_with("undeliverable-"));
+    let note = if undeliverable {
+        super::super::credit::record(tx, &org, net, &reason, None, "stripe", now).await?
+    } else {
+        super::super::credit::issue(tx, &org, net, &reason, None, "stripe", now).await?
+    };
+    sqlx::query(
+        "update credit_notes set remaining_cents = 0, invoice_id = $1, vat_cents = $2, \
+         stripe_refund_id = $3, paid_out_via = 'stripe_refund', paid_out_ref = $3, \
+         paid_out_cents = $4, paid_out_at = $5 where number = $6",
+    )
+    .bind(&invoice)
+    .bind(refund.amount - net)
+    .bind(&refund_id)
+    .bind(refund.amount)
+    .bind(now)
+    .bind(&note)
+    .execute(&mut **tx)
+    .await
+    .context("marking the refund paid out")?;
+    tracing::info!(invoice = %number, cents = refund.amount, "Stripe refund booked as a credit note");
     Ok(true)
 }
 

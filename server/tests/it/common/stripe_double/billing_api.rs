@@ -262,6 +262,8 @@ pub(super) fn create_refund(l: &mut Ledger, form: &Form) -> Answer {
     l.count("refund");
     let event = l.event("charge.refunded", &charge, None, API_VERSION, now);
     l.outbox.push(event);
+    let event = l.event("refund.created", &refund, None, API_VERSION, now);
+    l.outbox.push(event);
     Ok(refund)
 }
 

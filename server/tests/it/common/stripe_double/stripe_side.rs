@@ -308,9 +308,12 @@ impl Ledger {
     pub(super) fn refund_at_stripe(&mut self, invoice_id: &str, amount: i64, at: i64) -> Events {
         let charge = billing::charge_of_invoice(self, invoice_id);
         let charge_id = charge["id"].as_str().unwrap_or_default().to_owned();
-        let (_, charge) = billing::refund(self, &charge_id, Some(amount), None, json!({}), at)
+        let (refund, charge) = billing::refund(self, &charge_id, Some(amount), None, json!({}), at)
             .unwrap_or_else(|f| panic!("Stripe refuses the refund: {}", f.body));
-        vec![self.emit("charge.refunded", &charge, None, at)]
+        vec![
+            self.emit("charge.refunded", &charge, None, at),
+            self.emit("refund.created", &refund, None, at),
+        ]
     }
 
     pub(super) fn dispute(&mut self, invoice_id: &str, at: i64) -> Events {
