@@ -3,7 +3,7 @@
 //! `invoice_payment.paid` or `GET /v1/invoice_payments`. Refunds and
 //! disputes find their invoice either way.
 
-use crate::common::{strip_tags, TestApp, TestDb};
+use crate::common::{strip_tags, TestDb};
 use crate::stripe::{deliver_all, eventually, now, stripe_app, stripe_events_applied, stripe_jobs};
 
 on_both_databases!(
@@ -45,7 +45,7 @@ async fn a_paid_invoice_learns_its_payment_when_its_event_is_lost(db: TestDb) {
     );
     assert!(double.requests("/v1/invoice_payments") >= 1);
     assert_eq!(double.out_of_shape(), Vec::<String>::new());
-    finish(app).await;
+    app.finish().await;
 }
 
 /// A refund of gross G made in Stripe's Dashboard on an invoice with VAT
@@ -80,9 +80,5 @@ async fn a_refund_is_one_credit_note_net_of_its_vat(db: TestDb) {
     assert!(!text.contains("CN-2026-000003"), "{text}");
     let mail = app.wait_for_mail("owner@a.example", "CN-2026-000001").await;
     assert!(mail.contains(&euros(net)), "{mail}");
-    finish(app).await;
-}
-
-async fn finish(app: TestApp) {
     app.finish().await;
 }
