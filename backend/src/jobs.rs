@@ -52,12 +52,15 @@ pub enum JobKind {
     /// Ask Stripe which payment paid an invoice (the subject is Stripe's
     /// invoice id): webhooks never carry it.
     StripeInvoicePayment,
+    /// Bring an organization's Stripe customer up to its billing profile
+    /// (name, address, VAT ID, reverse charge).
+    StripeCustomer,
     /// Set a new root password through the Fleet (the customer lost theirs).
     RootPassword,
 }
 
 impl JobKind {
-    const ALL: [JobKind; 16] = [
+    const ALL: [JobKind; 17] = [
         JobKind::Provision,
         JobKind::Reboot,
         JobKind::PowerCycle,
@@ -73,6 +76,7 @@ impl JobKind {
         JobKind::StripeCredit,
         JobKind::StripeUndeliverable,
         JobKind::StripeInvoicePayment,
+        JobKind::StripeCustomer,
         JobKind::RootPassword,
     ];
 
@@ -93,6 +97,7 @@ impl JobKind {
             JobKind::StripeCredit => "stripe_credit",
             JobKind::StripeUndeliverable => "stripe_undeliverable",
             JobKind::StripeInvoicePayment => "stripe_invoice_payment",
+            JobKind::StripeCustomer => "stripe_customer",
             JobKind::RootPassword => "root_password.set",
         }
     }

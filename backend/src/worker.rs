@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::billing::stripe::{credits, events, payments, StripeClient};
+use crate::billing::stripe::{credits, customers, events, payments, StripeClient};
 use crate::fleet::{Fleet, PowerAction};
 use crate::jobs::{Job, JobKind, Outcome};
 use crate::sealing::Sealer;
@@ -26,10 +26,11 @@ pub struct Runner {
     /// VIES, for the job that asks again about a VAT ID it could not
     /// answer for.
     pub vat_ids: Arc<dyn crate::billing::vies::VatIdRegistry>,
+    /// Where the seller is established (reverse charge on Stripe
+    /// customers).
+    pub seller_country: String,
     /// Set when Stripe is configured on this replica.
     pub stripe: Option<StripeClient>,
-    /// The webhook signing secret, to re-verify stored events.
-    pub stripe_webhook_secret: Option<String>,
 }
 
 impl Runner {
@@ -58,7 +59,8 @@ impl Runner {
             JobKind::StripeEvent
             | JobKind::StripeCredit
             | JobKind::StripeUndeliverable
-            | JobKind::StripeInvoicePayment => {
+            | JobKind::StripeInvoicePayment
+            | JobKind::StripeCustomer => {
                 return self.stripe_job(job).await;
             }
         };
@@ -84,10 +86,8 @@ impl Runner {
         };
         let (db, clock, subject) = (&self.db, &self.clock, job.subject_id.as_str());
         if job.kind == JobKind::StripeEvent {
-            return match &self.stripe_webhook_secret {
-                Some(secret) => events::apply(db, clock, secret, subject, job.attempts).await,
-                None => later(),
-            };
+            // Verified when received: applying needs no secret.
+            return events::apply(db, clock, subject, job.attempts).await;
         }
         let Some(client) = &self.stripe else {
             return later();
@@ -98,6 +98,10 @@ impl Runner {
             }
             JobKind::StripeInvoicePayment => {
                 payments::learn_payment(db, clock, client, subject, job.attempts).await
+            }
+            JobKind::StripeCustomer => {
+                let seller = self.seller_country.as_str();
+                customers::sync(db, clock, client, seller, subject, job.attempts).await
             }
             _ => payments::give_back(db, clock, client, subject, job.attempts).await,
         }

@@ -203,6 +203,11 @@ pub struct Config {
     /// calls at `/stripe/webhook`.
     #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
     pub stripe_webhook_secret: Option<Redacted>,
+    /// The endpoint's previous signing secret while it is rolled (Stripe
+    /// signs with both until the old one expires; replicas deployed before
+    /// and after the roll both verify). Unset once the roll is over.
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET_PREVIOUS", hide_env_values = true)]
+    pub stripe_webhook_secret_previous: Option<Redacted>,
     /// Seconds between reconciliations with Stripe (checkouts, subscriptions
     /// and invoices fetched to repair missed webhooks).
     #[arg(long, env = "STRIPE_RECONCILE_SECS", default_value_t = 600)]
@@ -392,6 +397,7 @@ impl Config {
             invoice_font: backend::billing::pdf::DEFAULT_FONT.into(),
             stripe_secret_key: None,
             stripe_webhook_secret: None,
+            stripe_webhook_secret_previous: None,
             stripe_api_base: "https://api.stripe.com".to_owned(),
             stripe_reconcile_secs: 600,
             vies: None,

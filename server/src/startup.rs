@@ -179,6 +179,7 @@ impl Application {
             billing: match &stripe {
                 Some(client) => Arc::new(backend::billing::stripe::StripeBilling {
                     client: client.clone(),
+                    seller_country: config.seller(vat_ids.clone()).country,
                 }),
                 None => Arc::new(backend::billing::InvoiceBilling),
             },
@@ -198,11 +199,8 @@ impl Application {
                 owner: format!("worker-{}", backend::db::new_id()),
                 base_url: config.public_base_url.clone(),
                 vat_ids,
+                seller_country: state.seller.country.clone(),
                 stripe: state.stripe.clone(),
-                stripe_webhook_secret: config
-                    .stripe_webhook_secret
-                    .as_ref()
-                    .map(|s| s.expose().to_owned()),
             };
             crate::worker::spawn(state.clone(), runner);
         }

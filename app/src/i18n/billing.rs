@@ -50,6 +50,8 @@ pub struct Billing {
     /// (YYYY-MM): the export link of a filtered month.
     pub export_csv_month: fn(&str) -> String,
     /// How the CSV gives service periods.
+    /// Which time zone the invoice dates are in.
+    pub dates_utc: &'static str,
     pub export_note: &'static str,
     /// (date): the status of a paid invoice.
     pub paid_on_date: fn(&str) -> String,
@@ -104,6 +106,7 @@ pub struct Billing {
     pub finance_disputed: &'static str,
     pub finance_disputed_hint: &'static str,
     pub finance_disputed_since: &'static str,
+    pub finance_dispute_lost: &'static str,
     pub finance_held: &'static str,
     pub finance_held_hint: &'static str,
     pub finance_refunds_due: &'static str,

@@ -62,6 +62,8 @@ pub struct Orders {
     pub order_placed_notice: &'static str,
     pub checkout_done: &'static str,
     pub checkout_cancelled: &'static str,
+    /// Stripe could not be reached when the order was placed.
+    pub checkout_unavailable: &'static str,
     pub pay_now: &'static str,
     pub pay_until: fn(&str) -> String,
 

@@ -71,6 +71,7 @@ pub static ORDERS_EN: Orders = Orders {
     order_placed_notice: "Order placed. Your server is being installed; this page follows it.",
     checkout_done: "Thank you: payment received. The server is set up as soon as Stripe confirms it, usually within seconds.",
     checkout_cancelled: "Checkout was cancelled; nothing was charged.",
+    checkout_unavailable: "Stripe could not be reached, so payment has not started and nothing was charged. The server stays reserved for you: try “Pay with Stripe” below in a moment.",
     pay_now: "Pay with Stripe",
     pay_until: |t| format!("The server is reserved for you until {t}."),
 

@@ -72,6 +72,7 @@ pub static ORDERS_ZH: Orders = Orders {
     order_placed_notice: "订单已提交。您的服务器正在安装，本页会实时显示进度。",
     checkout_done: "谢谢：已收到付款。Stripe 确认后（通常几秒钟内）就会开始安装服务器。",
     checkout_cancelled: "已取消付款，没有收取任何费用。",
+    checkout_unavailable: "暂时无法连接 Stripe，付款尚未开始，没有收取任何费用。服务器仍为您保留：请稍后点击下方的“通过 Stripe 付款”。",
     pay_now: "通过 Stripe 付款",
     pay_until: |t| format!("服务器为您保留到 {t}。"),
 

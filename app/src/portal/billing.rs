@@ -46,7 +46,8 @@ pub struct BillingView {
     pub stripe: bool,
 }
 
-pub const STATUSES: [&str; 5] = ["draft", "open", "paid", "void", "uncollectible"];
+/// The statuses an invoice can be listed with (a draft is never listed).
+pub const STATUSES: [&str; 4] = ["open", "paid", "void", "uncollectible"];
 
 /// A service period as every page, PDF and CSV prints it: first and last
 /// day, both included. The stored end is the moment the next period
@@ -202,6 +203,7 @@ pub fn BillingPage() -> impl IntoView {
                 <p>
                     <a href=href(lang, &export_href) data-testid="export-csv">{export_text}</a>
                     <br /><span class="hint">{b.export_note}</span>
+                    <br /><span class="hint" data-testid="dates-utc">{b.dates_utc}</span>
                 </p>
                 {if empty {
                     view! { <p>{b.no_invoices}</p> }.into_any()

@@ -51,6 +51,8 @@ pub struct DisputedRow {
     pub organization: String,
     pub amount: Money,
     pub since: String,
+    /// Closed against us: the bank took the payment back.
+    pub lost: bool,
 }
 
 #[component]
@@ -111,11 +113,12 @@ pub fn FinancePage() -> impl IntoView {
         .map(|d| {
             let number = d.number.clone();
             view! {
-                <tr data-disputed=number>
+                <tr data-disputed=number data-lost=d.lost.then_some("true")>
                     <th scope="row">{d.number}</th>
                     <td>{d.organization}</td>
                     <td class="num">{d.amount.format(lang)}</td>
                     <td>{b.finance_disputed_since}" "{d.since}</td>
+                    <td>{d.lost.then_some(b.finance_dispute_lost)}</td>
                 </tr>
             }
         })

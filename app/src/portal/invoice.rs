@@ -129,6 +129,7 @@ pub fn InvoicePage() -> impl IntoView {
                     <dt>{b.invoice_period}</dt>
                     <dd>{period(row.period_start, row.period_end)}</dd>
                 </dl>
+                <p class="hint">{b.dates_utc}</p>
                 <table class="invoice-lines">
                     <thead><tr><th scope="col">{b.invoice_line}</th><th scope="col" class="num">{b.invoice_amount}</th></tr></thead>
                     <tbody>{lines}</tbody>

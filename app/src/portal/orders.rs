@@ -209,6 +209,7 @@ pub fn OrderDetailPage() -> impl IntoView {
     let placed = match super::query("checkout").as_deref() {
         Some("done") => Some(o.checkout_done),
         Some("cancelled") => Some(o.checkout_cancelled),
+        Some("unavailable") => Some(o.checkout_unavailable),
         _ => super::query("placed").map(|_| o.order_placed_notice),
     };
     let pay = (order.state == "held" && view.can_open_server).then(|| {

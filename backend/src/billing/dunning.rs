@@ -1,4 +1,5 @@
-//! When an invoice is not paid: the servers it bills go past due (the
+//! When an invoice is not paid (open past its due date, or given up on as
+//! `uncollectible`, which is still owed): the servers it bills go past due (the
 //! customer is told), and after the grace period they are suspended:
 //! network and console off through the Fleet, data kept, never wiped before
 //! the term ends. Paying restores them.
@@ -20,7 +21,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
     let overdue = sqlx::query(
         "select distinct s.id, s.organization_id, s.name from servers s \
          join invoice_lines l on l.server_id = s.id join invoices i on i.id = l.invoice_id \
-         where i.status = 'open' and i.due_at < $1 and s.billing_state = 'active' and s.state <> 'failed' \
+         where i.status in ('open', 'uncollectible') and i.due_at < $1 and s.billing_state = 'active' and s.state <> 'failed' \
          and s.cancelled_at is null",
     )
     .bind(now)
@@ -87,15 +88,17 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
     Ok(changed)
 }
 
-/// After a payment: if nothing of the organization is overdue any more,
-/// its past-due and suspended servers are active again.
+/// After a payment: if nothing of the organization is overdue any more
+/// (an invoice given up on, `uncollectible`, is still unpaid), its
+/// past-due and suspended servers are active again.
 pub(crate) async fn restore_if_settled(
     tx: &mut Transaction<'_, Any>,
     organization_id: &str,
     now: i64,
 ) -> anyhow::Result<()> {
     let overdue: i64 = sqlx::query_scalar(
-        "select count(*) from invoices where organization_id = $1 and status = 'open' and due_at < $2",
+        "select count(*) from invoices where organization_id = $1 \
+         and status in ('open', 'uncollectible') and due_at < $2",
     )
     .bind(organization_id)
     .bind(now)
@@ -118,6 +121,30 @@ pub(crate) async fn restore_if_settled(
         let id: String = r.try_get("id")?;
         record_event(tx, &id, "billing.restored", "", now).await?;
         jobs::enqueue(tx, JobKind::Resume, &id, now, now).await?;
+    }
+    Ok(())
+}
+
+/// Suspends a server now, whatever its grace period (Stripe ended its
+/// subscription after failed payments): network and console off, data
+/// kept. Nothing if it is suspended already.
+pub(crate) async fn suspend_now(
+    tx: &mut Transaction<'_, Any>,
+    server_id: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    let moved = sqlx::query(
+        "update servers set billing_state = 'suspended', past_due_since = coalesce(past_due_since, $1) \
+         where id = $2 and billing_state <> 'suspended' and cancelled_at is null",
+    )
+    .bind(now)
+    .bind(server_id)
+    .execute(&mut **tx)
+    .await
+    .context("suspending the server")?;
+    if moved.rows_affected() == 1 {
+        record_event(tx, server_id, "billing.suspended", "", now).await?;
+        jobs::enqueue(tx, JobKind::Suspend, server_id, now, now).await?;
     }
     Ok(())
 }

@@ -94,12 +94,24 @@ pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<(super::invoices::Invo
     .collect()
 }
 
-/// Invoices with an open payment dispute: (invoice number, organization
-/// name, amount, since), newest first.
-pub async fn disputed(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>> {
+/// A disputed payment as finance sees it.
+pub struct Disputed {
+    pub number: String,
+    pub organization: String,
+    pub total_cents: i64,
+    pub since: i64,
+    /// Stripe's dispute status: `needs_response`, `under_review`, … or
+    /// `lost` (closed, the money gone back).
+    pub status: String,
+}
+
+/// Invoices with an open payment dispute, or one that was lost, newest
+/// first.
+pub async fn disputed(db: &Db) -> anyhow::Result<Vec<Disputed>> {
     sqlx::query(&format!(
         "select coalesce(i.number, i.stripe_invoice_id, i.id) as number, {CUSTOMER_NAME} as name, \
-         i.total_cents, i.disputed_at from invoices i join organizations o on o.id = i.organization_id \
+         i.total_cents, i.disputed_at, coalesce(i.dispute_status, 'needs_response') as status \
+         from invoices i join organizations o on o.id = i.organization_id \
          where i.disputed_at is not null order by i.disputed_at desc, i.id"
     ))
     .fetch_all(&db.pool)
@@ -107,12 +119,13 @@ pub async fn disputed(db: &Db) -> anyhow::Result<Vec<(String, String, i64, i64)>
     .context("listing disputed invoices")?
     .iter()
     .map(|r| {
-        Ok((
-            r.try_get("number")?,
-            r.try_get("name")?,
-            r.try_get("total_cents")?,
-            r.try_get("disputed_at")?,
-        ))
+        Ok(Disputed {
+            number: r.try_get("number")?,
+            organization: r.try_get("name")?,
+            total_cents: r.try_get("total_cents")?,
+            since: r.try_get("disputed_at")?,
+            status: r.try_get("status")?,
+        })
     })
     .collect()
 }

@@ -124,6 +124,7 @@ pub fn month_bounds(month: &str) -> Option<(i64, i64)> {
     Some((start, domain::time::add_months(start, 1)))
 }
 
+/// Issued invoices, newest first; never drafts.
 pub async fn list(
     db: &Db,
     organization_id: Option<&str>,
@@ -132,7 +133,7 @@ pub async fn list(
     let (from, to) = month_bounds(&filter.month).unwrap_or((i64::MIN / 2, i64::MAX / 2));
     sqlx::query(&format!(
         "select {COLUMNS} from invoices where ($1 = '' or organization_id = $1) \
-         and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
+         and status <> 'draft' and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
          order by issued_at desc, id desc limit 1000"
     ))
     .bind(organization_id.unwrap_or(""))
@@ -148,13 +149,15 @@ pub async fn list(
 }
 
 /// One invoice of an organization (`None` for anyone else's) with its lines.
+/// A draft (mirrored before we stopped keeping them) is no invoice.
 pub async fn get(
     db: &Db,
     organization_id: Option<&str>,
     id: &str,
 ) -> anyhow::Result<Option<(Invoice, Vec<InvoiceLine>)>> {
     let row = sqlx::query(&format!(
-        "select {COLUMNS} from invoices where id = $1 and ($2 = '' or organization_id = $2)"
+        "select {COLUMNS} from invoices where id = $1 and ($2 = '' or organization_id = $2) \
+         and status <> 'draft'"
     ))
     .bind(id)
     .bind(organization_id.unwrap_or(""))

@@ -224,6 +224,8 @@ pub async fn save(
         .execute(&mut *tx)
         .await
         .context("remembering the billing country")?;
+    // Stripe's invoices print the customer as the profile says.
+    super::stripe::customers::queue_sync(&mut tx, organization_id, now).await?;
     audit::record(
         &mut *tx,
         &audit::Entry {

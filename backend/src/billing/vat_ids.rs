@@ -215,6 +215,8 @@ async fn record(
     .rows_affected()
         == 1;
     if changed {
+        // Reverse charge at Stripe follows what VIES says now.
+        super::stripe::customers::queue_sync(&mut tx, organization_id, now).await?;
         audit::record(
             &mut *tx,
             &audit::Entry::unattended(

@@ -161,6 +161,41 @@ pub(crate) async fn release_order_hold(
     Ok(())
 }
 
+/// How long a payment that completed but has not settled (a SEPA or
+/// other bank debit) keeps its host: Stripe gives such debits up to 14
+/// business days; its success or failure ends the hold sooner.
+pub const SETTLING_HOLD_SECS: i64 = 21 * 86_400;
+
+/// The order's hold (and its host's) lasts while its payment settles.
+pub async fn hold_while_settling(
+    tx: &mut Transaction<'_, Any>,
+    order_id: &str,
+    now: i64,
+) -> anyhow::Result<()> {
+    let until = now + SETTLING_HOLD_SECS;
+    sqlx::query(
+        "update orders set hold_expires_at = $1, updated_at = $2 where id = $3 and state = 'held' \
+         and hold_expires_at < $1",
+    )
+    .bind(until)
+    .bind(now)
+    .bind(order_id)
+    .execute(&mut **tx)
+    .await
+    .context("holding the order while its payment settles")?;
+    sqlx::query(
+        "update hosts set hold_expires_at = $1, updated_at = $2 where order_id = $3 and state = 'held' \
+         and hold_expires_at < $1",
+    )
+    .bind(until)
+    .bind(now)
+    .bind(order_id)
+    .execute(&mut **tx)
+    .await
+    .context("holding the host while its payment settles")?;
+    Ok(())
+}
+
 /// Returns hosts whose hold ran out and marks their orders expired. Safe
 /// on every replica at once: each row moves at most once.
 pub async fn expire_holds(db: &Db, clock: &Clock) -> anyhow::Result<u64> {

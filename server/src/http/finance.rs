@@ -99,11 +99,12 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
         disputed: finance::disputed(&state.db)
             .await?
             .into_iter()
-            .map(|(number, organization, cents, since)| DisputedRow {
-                number,
-                organization,
-                amount: domain::Money::eur(cents),
-                since: domain::time::format_date(since),
+            .map(|d| DisputedRow {
+                number: d.number,
+                organization: d.organization,
+                amount: domain::Money::eur(d.total_cents),
+                since: domain::time::format_date(d.since),
+                lost: d.status == "lost",
             })
             .collect(),
         held_events: backend::billing::stripe::events::held(&state.db).await?,

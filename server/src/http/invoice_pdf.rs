@@ -66,6 +66,10 @@ pub async fn invoice_pdf(
     if let Some(url) = &view.pdf_url {
         return Ok(Some(InvoicePdf::Elsewhere(url.clone())));
     }
+    if view.row.number.is_empty() {
+        // An invoice is a document only with its number.
+        return Ok(None);
+    }
     let font = state
         .invoice_font
         .clone()

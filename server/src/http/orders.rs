@@ -270,11 +270,22 @@ async fn order_post(
         }
     };
     // A repeated submit lands here too; checkout of a confirmed order
-    // changes nothing.
-    let checkout = state
+    // changes nothing. The order is placed either way: if the payment
+    // provider cannot be reached, its page says so and offers to pay.
+    let checkout = match state
         .billing
         .checkout(&state.db, &state.clock, &order_id, &return_to(&state))
-        .await?;
+        .await
+    {
+        Ok(checkout) => checkout,
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), order = %order_id, "starting checkout failed");
+            return Ok(redirect(
+                lang,
+                &format!("/orders/{order_id}?checkout=unavailable"),
+            ));
+        }
+    };
     Ok(match checkout {
         Checkout::Confirmed(order) => match (&order.server_id, order.state) {
             (Some(server), OrderState::Confirmed | OrderState::Fulfilled) => {

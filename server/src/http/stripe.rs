@@ -34,7 +34,11 @@ pub async fn webhook(
     let Ok(payload) = std::str::from_utf8(&body) else {
         return (StatusCode::BAD_REQUEST, "not UTF-8").into_response();
     };
-    match events::receive(&state.db, &state.clock, secret.expose(), payload, header).await {
+    let previous = state.config.stripe_webhook_secret_previous.as_ref();
+    let secrets: Vec<&str> = std::iter::once(secret.expose())
+        .chain(previous.map(|p| p.expose()))
+        .collect();
+    match events::receive(&state.db, &state.clock, &secrets, payload, header).await {
         Ok(received) => (StatusCode::OK, format!("{received:?}")).into_response(),
         Err(ReceiveError::Refused(error)) => {
             tracing::warn!(%error, "refused a Stripe webhook");

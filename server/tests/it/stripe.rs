@@ -25,6 +25,7 @@ on_both_databases!(
     asynchronous_payments_refunds_and_disputes_are_mirrored,
     an_sla_credit_goes_onto_the_next_stripe_invoice,
     an_sla_credit_for_an_ended_server_is_refunded,
+    an_sla_credit_for_a_server_ending_with_its_term_is_refunded,
     a_vat_id_that_lapses_is_taxed_from_the_next_stripe_invoice,
 );
 
@@ -76,7 +77,7 @@ async fn start(db: TestDb, clock: backend::Clock, manual: bool) -> (TestApp, Str
     (app, double)
 }
 
-fn env(double: &StripeDouble) -> [(&'static str, &str); 3] {
+pub(crate) fn env(double: &StripeDouble) -> [(&'static str, &str); 3] {
     [
         ("STRIPE_SECRET_KEY", "sk_test_double"),
         ("STRIPE_API_BASE", double.url.as_str()),
@@ -896,11 +897,22 @@ const NOVEMBER_10: i64 = 1_794_268_800;
 /// minutes in November: its host fails, another is racked and the server
 /// rebuilt. `end_at_stripe` ends the subscription before the month closes.
 /// Answers the owner once December has begun (signed in again).
+/// How the server of an SLA credit goes on after its outage.
+#[derive(PartialEq)]
+enum Afterwards {
+    /// It runs on: Stripe invoices it again.
+    RunsOn,
+    /// Ended at Stripe (the Dashboard) at once.
+    EndedAtStripe,
+    /// Its owner cancels it at the end of its term: no invoice follows.
+    EndsWithItsTerm,
+}
+
 async fn ten_minutes_down_in_november(
     app: &TestApp,
     double: &StripeDouble,
     clock: &backend::Clock,
-    end_at_stripe: bool,
+    afterwards: Afterwards,
 ) -> reqwest::Client {
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let placed = app
@@ -942,7 +954,12 @@ async fn ten_minutes_down_in_november(
     double.set_now(clock.now());
     app.wait_for(&owner, &server, "data-event=\"rebuilt\"")
         .await;
-    if end_at_stripe {
+    if afterwards == Afterwards::EndsWithItsTerm {
+        app.cancel_at_term_end(&owner, &id, "trainer").await;
+        app.wait_for(&owner, &server, "data-event=\"cancel.scheduled\"")
+            .await;
+    }
+    if afterwards == Afterwards::EndedAtStripe {
         deliver_all(
             app,
             &double.cancel_at_stripe("sub_test_1", clock.now()),
@@ -965,7 +982,7 @@ const CREDIT_WITH_VAT: i64 = 14_200 + 2_698;
 async fn an_sla_credit_goes_onto_the_next_stripe_invoice(db: TestDb) {
     let clock = backend::Clock::manual(NOVEMBER_10);
     let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
-    let owner = ten_minutes_down_in_november(&app, &double, &clock, false).await;
+    let owner = ten_minutes_down_in_november(&app, &double, &clock, Afterwards::RunsOn).await;
     // The credit note is issued as for everyone, unasked…
     eventually(&app, &owner, "/en/billing", "CN-2026-000001").await;
     // …and, as no invoice of ours follows, passed to Stripe's balance with
@@ -996,7 +1013,8 @@ async fn an_sla_credit_goes_onto_the_next_stripe_invoice(db: TestDb) {
 async fn an_sla_credit_for_an_ended_server_is_refunded(db: TestDb) {
     let clock = backend::Clock::manual(NOVEMBER_10);
     let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
-    let owner = ten_minutes_down_in_november(&app, &double, &clock, true).await;
+    let owner =
+        ten_minutes_down_in_november(&app, &double, &clock, Afterwards::EndedAtStripe).await;
     eventually(&app, &owner, "/en/billing", "CN-2026-000001").await;
     // No invoice follows an ended server: the money goes back to the card.
     for _ in 0..150 {
@@ -1022,6 +1040,28 @@ async fn an_sla_credit_for_an_ended_server_is_refunded(db: TestDb) {
         "{}",
         strip_tags(&billing)
     );
+    app.finish().await;
+}
+
+/// A server that ends with its term gets no further invoice from Stripe:
+/// its credit is refunded, never parked on a balance nobody will use,
+/// and never more than is still refundable of the payment.
+async fn an_sla_credit_for_a_server_ending_with_its_term_is_refunded(db: TestDb) {
+    let clock = backend::Clock::manual(NOVEMBER_10);
+    let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
+    let owner =
+        ten_minutes_down_in_november(&app, &double, &clock, Afterwards::EndsWithItsTerm).await;
+    eventually(&app, &owner, "/en/billing", "CN-2026-000001").await;
+    for _ in 0..150 {
+        if double.created("refund") == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refunds = double.calls("/v1/refunds");
+    assert_eq!(refunds.len(), 1, "{}", stripe_jobs(&app).await);
+    assert_eq!(refunds[0]["amount"], CREDIT_WITH_VAT.to_string());
+    assert_eq!(double.created("customer_balance_transaction"), 0);
     app.finish().await;
 }
 

@@ -79,6 +79,10 @@ pub(super) async fn checkout(
         CheckoutSessionPaymentStatus::Paid | CheckoutSessionPaymentStatus::NoPaymentRequired
     );
     if !paid {
+        // A bank debit on its way (days, for SEPA): the host stays the
+        // customer's until it settles or fails, not until the checkout's
+        // hold would have run out.
+        crate::orders::holds::hold_while_settling(tx, order_id, now).await?;
         return Ok(true);
     }
     crate::orders::confirm_in(db, tx, order_id, now).await?;
@@ -183,12 +187,16 @@ pub(super) async fn checkout_expired(
     let Some(order_id) = session.client_reference_id.as_deref() else {
         return Ok(true);
     };
+    // Only the order's own session ends its hold: one whose answer was
+    // lost before the order learned it (the next attempt opened another)
+    // expires harmlessly.
     let expired = sqlx::query(
         "update orders set state = 'expired', hold_expires_at = null, updated_at = $1 \
-         where id = $2 and state = 'held'",
+         where id = $2 and state = 'held' and (stripe_session_id is null or stripe_session_id = $3)",
     )
     .bind(now)
     .bind(order_id)
+    .bind(session.id.as_str())
     .execute(&mut **tx)
     .await
     .context("expiring the order")?;
@@ -208,12 +216,13 @@ fn rank(status: &str) -> i64 {
 
 /// Whether a mirrored invoice may move from `old` to `new`: forward only,
 /// except that an uncollectible invoice can still be paid (Stripe allows
-/// it, and the money did arrive).
+/// it, and the money did arrive) or voided.
 fn moves(old: &str, new: &str) -> bool {
     if old == new {
         return true;
     }
-    if old == "uncollectible" && new == "paid" {
+    // Given up on, then paid after all or voided (Stripe allows both).
+    if old == "uncollectible" && (new == "paid" || new == "void") {
         return true;
     }
     rank(new) >= rank(old) && rank(old) < 2
@@ -279,6 +288,45 @@ async fn treatment(
     })
 }
 
+/// The VAT rate an invoice charged, from its tax lines: the rate of the
+/// Tax Rate they name (ours, made by `stripe sync`; the one taxing the most
+/// if there are several). Only a Tax Rate we never made (one added in the
+/// Dashboard) falls back to VAT over net, which rounding can make a basis
+/// point off.
+async fn vat_rate(
+    tx: &mut Transaction<'_, Any>,
+    object: &Invoice,
+    vat: i64,
+    subtotal: i64,
+) -> anyhow::Result<i64> {
+    let taxed = object
+        .total_taxes
+        .iter()
+        .flatten()
+        .filter(|t| t.amount > 0)
+        .max_by_key(|t| t.taxable_amount.unwrap_or(0));
+    let named = taxed
+        .and_then(|t| t.tax_rate_details.as_ref())
+        .map(|d| d.tax_rate.id().to_string());
+    if let Some(tax_rate) = named {
+        let known: Option<i64> =
+            sqlx::query_scalar("select rate_bp from stripe_tax_rates where tax_rate_id = $1")
+                .bind(&tax_rate)
+                .fetch_optional(&mut **tx)
+                .await
+                .context("reading the tax rate")?;
+        if let Some(rate_bp) = known {
+            return Ok(rate_bp);
+        }
+        tracing::warn!(%tax_rate, "an invoice taxed by a Tax Rate we did not make");
+    }
+    Ok(if subtotal > 0 && vat > 0 {
+        (vat * 10_000 + subtotal / 2) / subtotal
+    } else {
+        0
+    })
+}
+
 /// Mirrors a Stripe invoice into our invoices table.
 pub(super) async fn invoice(
     db: &Db,
@@ -293,6 +341,12 @@ pub(super) async fn invoice(
         .as_ref()
         .context("an invoice without an id")?
         .to_string();
+    let status = invoice_status(object, kind);
+    if status == "draft" {
+        // Not an invoice yet: no number, no PDF, and Stripe may still
+        // change it. Its `invoice.finalized` brings it.
+        return Ok(true);
+    }
     let Some(customer) = object.customer.as_ref().map(|c| c.id().to_string()) else {
         return Ok(true);
     };
@@ -306,7 +360,6 @@ pub(super) async fn invoice(
         return Ok(false);
     };
     lock_customer(db, tx, &org).await?;
-    let status = invoice_status(object, kind);
     let subtotal = object.subtotal;
     let total = object.total;
     let vat: i64 = object
@@ -314,11 +367,7 @@ pub(super) async fn invoice(
         .as_ref()
         .map_or(0, |taxes| taxes.iter().map(|t| t.amount).sum());
     let amount_due = object.amount_remaining;
-    let rate_bp = if subtotal > 0 {
-        (vat * 10_000 + subtotal / 2) / subtotal
-    } else {
-        0
-    };
+    let rate_bp = vat_rate(tx, object, vat, subtotal).await?;
     let paid_at = object
         .status_transitions
         .paid_at
@@ -334,6 +383,9 @@ pub(super) async fn invoice(
         .fetch_optional(&mut **tx)
         .await
         .context("finding the mirrored invoice")?;
+    // Only the news of a payment may restore suspended servers: the same
+    // paid invoice applied again (a redelivery, reconciliation) is none.
+    let mut became_paid = status == "paid";
     match existing {
         Some(row) => {
             let id: String = row.try_get("id")?;
@@ -342,6 +394,7 @@ pub(super) async fn invoice(
                 // Older news than what we have: keep ours.
                 return Ok(true);
             }
+            became_paid &= old != "paid";
             sqlx::query(
                 "update invoices set status = $1, paid_at = coalesce($2, paid_at), \
                  due_at = case when $3 < due_at then $3 else due_at end, \
@@ -385,7 +438,9 @@ pub(super) async fn invoice(
         if object.amount_paid > 0 {
             ask_for_payment(tx, &stripe_id, now).await?;
         }
-        super::super::dunning::restore_if_settled(tx, &org, now).await?;
+        if became_paid {
+            super::super::dunning::restore_if_settled(tx, &org, now).await?;
+        }
     }
     Ok(true)
 }
@@ -631,7 +686,17 @@ pub(super) async fn subscription(
         return Ok(true);
     }
     let ended = object.status == SubscriptionStatus::Canceled || object.ended_at.is_some();
-    let stripe_end = if ended {
+    // Stripe gave up after failed retries: the dunning mail promised
+    // suspension with the data kept until the term ends, not a wipe now.
+    let gave_up = ended
+        && object
+            .cancellation_details
+            .as_ref()
+            .and_then(|d| d.reason.as_ref())
+            == Some(&stripe_shared::CancellationDetailsReason::PaymentFailed);
+    let stripe_end = if gave_up {
+        Some(period_end(object).unwrap_or(now).max(now))
+    } else if ended {
         Some(object.ended_at.unwrap_or(now).min(now))
     } else {
         object.cancel_at.or(object
@@ -682,11 +747,19 @@ pub(super) async fn subscription(
             let date = domain::time::format_date(at);
             let detail = format!("{name} {date} {sub}");
             stripe_decided(tx, &id, &org, "cancel.scheduled", &date, &detail, now).await?;
+            let why = match (gave_up, ended) {
+                (true, _) => StripeEnd::PaymentsFailed,
+                (false, true) => StripeEnd::Now,
+                (false, false) => StripeEnd::AtDate,
+            };
             super::super::dunning::notify(tx, &org, now, |lang| {
-                ended_at_stripe_mail(lang, &name, at, ended)
+                ended_at_stripe_mail(lang, &name, at, why)
             })
             .await?;
         }
+    }
+    if gave_up {
+        super::super::dunning::suspend_now(tx, &id, now).await?;
     }
     // Taken back at Stripe (the Billing Portal's "don't cancel"): Stripe
     // bills on, so the server stays too.
@@ -706,7 +779,16 @@ pub(super) async fn subscription(
         }
     }
     if ended {
-        record_event(tx, &id, "billing.subscription_ended", &sub, now).await?;
+        let recorded: i64 = sqlx::query_scalar(
+            "select count(*) from server_events where server_id = $1 and kind = 'billing.subscription_ended'",
+        )
+        .bind(&id)
+        .fetch_one(&mut **tx)
+        .await
+        .context("reading the server's history")?;
+        if recorded == 0 {
+            record_event(tx, &id, "billing.subscription_ended", &sub, now).await?;
+        }
     }
     Ok(true)
 }
@@ -732,22 +814,46 @@ async fn stripe_decided(
     .await
 }
 
-fn ended_at_stripe_mail(lang: domain::Lang, server: &str, at: i64, now: bool) -> (String, String) {
+/// How Stripe ended a subscription, for the mail that says so.
+#[derive(Clone, Copy)]
+enum StripeEnd {
+    /// Ended now (the Billing Portal, the Dashboard).
+    Now,
+    /// Set to end at a date.
+    AtDate,
+    /// Stripe gave up after failed payments: suspended until the date.
+    PaymentsFailed,
+}
+
+fn ended_at_stripe_mail(
+    lang: domain::Lang,
+    server: &str,
+    at: i64,
+    why: StripeEnd,
+) -> (String, String) {
     let date = domain::time::format_date(at);
-    match (lang, now) {
-        (domain::Lang::Zh, true) => (
+    match (lang, why) {
+        (domain::Lang::Zh, StripeEnd::PaymentsFailed) => (
+            format!("服务器 {server} 已暂停，将于 {date} 终止"),
+            format!("您好：\n\n多次扣款失败后，Stripe 已终止服务器 {server} 的订阅。服务器已暂停（网络和控制台关闭），数据保留到 {date}，届时服务器终止并擦除数据。\n\n在此之前支付未付发票，服务器即恢复运行至该日期。"),
+        ),
+        (domain::Lang::En, StripeEnd::PaymentsFailed) => (
+            format!("Server {server} is suspended and ends on {date}"),
+            format!("Hello,\n\nAfter repeated failed payments, Stripe ended the subscription of server {server}. The server is suspended (network and console off); its data is kept until {date}, when the server ends and its data is wiped.\n\nPay the open invoice before then and the server runs again until that date."),
+        ),
+        (domain::Lang::Zh, StripeEnd::Now) => (
             format!("服务器 {server} 的订阅已终止"),
             format!("您好：\n\n服务器 {server} 的 Stripe 订阅已终止（在账单门户或因多次扣款失败），服务器随之终止：数据将被擦除，硬件回到库存。\n\n如非您本意，请在门户中重新下单或联系我们。"),
         ),
-        (domain::Lang::Zh, false) => (
+        (domain::Lang::Zh, StripeEnd::AtDate) => (
             format!("服务器 {server} 将于 {date} 终止"),
             format!("您好：\n\n服务器 {server} 的订阅已在 Stripe 账单门户中设为到期终止，服务器将于 {date} 终止并擦除数据。\n\n在此日期前，您可以在门户的服务器页面撤销。"),
         ),
-        (domain::Lang::En, true) => (
+        (domain::Lang::En, StripeEnd::Now) => (
             format!("The subscription of server {server} has ended"),
             format!("Hello,\n\nThe Stripe subscription of server {server} has ended (in the billing portal, or after repeated failed payments), so the server ends with it: its data will be wiped and its hardware returns to stock.\n\nIf you did not mean this, order again in the portal or contact us."),
         ),
-        (domain::Lang::En, false) => (
+        (domain::Lang::En, StripeEnd::AtDate) => (
             format!("Server {server} ends on {date}"),
             format!("Hello,\n\nThe subscription of server {server} was set to end in Stripe's billing portal: the server ends on {date} and its data will be wiped.\n\nUntil then you can revoke this on the server's page in the portal."),
         ),

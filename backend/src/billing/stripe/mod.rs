@@ -12,6 +12,7 @@
 pub mod catalog;
 pub mod client;
 pub mod credits;
+pub mod customers;
 pub mod events;
 mod mirror;
 pub mod payments;
@@ -21,14 +22,10 @@ mod taxes;
 
 use anyhow::Context;
 use async_trait::async_trait;
-use sqlx::Row;
 use stripe_billing::billing_portal_session::CreateBillingPortalSession;
 use stripe_checkout::checkout_session::{
     CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCheckoutSessionSubscriptionData,
     RetrieveCheckoutSession,
-};
-use stripe_core::customer::{
-    CreateCustomer, CreateCustomerTaxIdData, OptionalFieldsCustomerAddress,
 };
 use stripe_shared::{CheckoutSessionLocale, CheckoutSessionMode, CheckoutSessionStatus};
 
@@ -42,6 +39,9 @@ pub use subscriptions::{revoke_cancel, schedule_cancel};
 
 pub struct StripeBilling {
     pub client: StripeClient,
+    /// Where the seller is established: decides reverse charge on the
+    /// Stripe customer.
+    pub seller_country: String,
 }
 
 async fn price_id(db: &Db, key: &str) -> anyhow::Result<String> {
@@ -51,64 +51,6 @@ async fn price_id(db: &Db, key: &str) -> anyhow::Result<String> {
         .await
         .context("reading a price")?
         .with_context(|| format!("no Stripe price for {key}: run `server stripe sync`"))
-}
-
-/// The organization's Stripe customer, created once, carrying the billing
-/// profile's name, address and VAT ID (Stripe shows them on its invoices
-/// and receipts).
-async fn customer(
-    db: &Db,
-    client: &StripeClient,
-    organization_id: &str,
-    email: &str,
-) -> anyhow::Result<String> {
-    let row = sqlx::query("select name, stripe_customer_id from organizations where id = $1")
-        .bind(organization_id)
-        .fetch_one(&db.pool)
-        .await
-        .context("reading the organization")?;
-    if let Some(id) = row.try_get::<Option<String>, _>("stripe_customer_id")? {
-        return Ok(id);
-    }
-    let profile = super::profile::get(db, organization_id).await?;
-    let mut create = CreateCustomer::new()
-        .email(profile.as_ref().map_or(email, |p| &p.billing_email))
-        .metadata([("organization_id".to_owned(), organization_id.to_owned())]);
-    match &profile {
-        Some(p) => {
-            create = create
-                .name(&p.legal_name)
-                .address(OptionalFieldsCustomerAddress {
-                    line1: Some(p.address.clone()),
-                    postal_code: Some(p.postal_code.clone()),
-                    city: Some(p.city.clone()),
-                    country: Some(p.country.clone()),
-                    line2: None,
-                    state: None,
-                });
-            if let Some(vat_id) = &p.vat_id {
-                create = create.tax_id_data(vec![CreateCustomerTaxIdData::new(
-                    stripe_core::customer::CreateCustomerTaxIdDataType::EuVat,
-                    vat_id,
-                )]);
-            }
-        }
-        None => create = create.name(row.try_get::<String, _>("name")?),
-    }
-    let created = client
-        .send(
-            &create,
-            Some(&Intent::new(format!("customer-{organization_id}"))),
-        )
-        .await?;
-    let id = created.id.to_string();
-    sqlx::query("update organizations set stripe_customer_id = $1 where id = $2 and stripe_customer_id is null")
-        .bind(&id)
-        .bind(organization_id)
-        .execute(&db.pool)
-        .await
-        .context("remembering the Stripe customer")?;
-    Ok(id)
 }
 
 /// The language Stripe's pages speak to the customer who placed the order:
@@ -175,7 +117,14 @@ impl Billing for StripeBilling {
             // The hold ran out: the order page says so.
             return Ok(Checkout::Confirmed(Box::new(order)));
         };
-        let customer = customer(db, &self.client, &order.organization_id, &order.placed_by).await?;
+        let customer = customers::customer_of(
+            db,
+            &self.client,
+            &order.organization_id,
+            &self.seller_country,
+            now,
+        )
+        .await?;
         let lang = order_language(db, &order.user_id).await?;
         let mut items = vec![line(price_id(db, &plan_key(order.plan_id.as_str())).await?)];
         for addon in &order.addons {
@@ -211,7 +160,10 @@ impl Billing for StripeBilling {
             .client
             .send(
                 &create,
-                Some(&Intent::new(format!("checkout-{}", order.id))),
+                // The session's parameters follow from the order and the
+                // hold's end; a hold extended since a lost answer is
+                // another request, so another key.
+                Some(&Intent::new(format!("checkout-{}-{hold_until}", order.id))),
             )
             .await?;
         let url = session.url.context("a Checkout Session without a URL")?;

@@ -11,11 +11,11 @@
 
 use anyhow::Context;
 use sqlx::{Any, Row, Transaction};
-use stripe_billing::invoice::ListInvoice;
+use stripe_billing::invoice::{ListInvoice, VoidInvoiceInvoice};
 use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};
 use stripe_shared::{Dispute, InvoicePayment, InvoiceStatus, Refund};
 
-use super::client::StripeClient;
+use super::client::{Intent, StripeClient};
 use super::subscriptions::{cancel_now, refund_in_full};
 use crate::jobs::Outcome;
 use crate::{audit, Clock, Db};
@@ -260,19 +260,26 @@ pub(super) async fn disputed(
         return Ok(false);
     };
     let open = kind == "charge.dispute.created";
-    let flag = open.then_some(now);
-    sqlx::query("update invoices set disputed_at = $1 where id = $2")
-        .bind(flag)
-        .bind(&invoice)
-        .execute(&mut **tx)
-        .await
-        .context("flagging the invoice")?;
+    let status = dispute.status.as_str();
+    // Closed in our favour, the flag clears; lost, it stays: the bank took
+    // the money back and finance must act on it.
+    let cleared = !open && status != "lost";
     sqlx::query(
-        "update organizations set disputed_at = case when $1 then $2 else \
-         (select max(disputed_at) from invoices where organization_id = $3) end where id = $3",
+        "update invoices set disputed_at = case when $1 then null else coalesce(disputed_at, $2) end, \
+         dispute_status = $3, dispute_closed_at = $4 where id = $5",
     )
-    .bind(open)
+    .bind(cleared)
     .bind(now)
+    .bind(status)
+    .bind((!open).then_some(now))
+    .bind(&invoice)
+    .execute(&mut **tx)
+    .await
+    .context("flagging the invoice")?;
+    sqlx::query(
+        "update organizations set disputed_at = \
+         (select max(disputed_at) from invoices where organization_id = $1) where id = $1",
+    )
     .bind(&org)
     .execute(&mut **tx)
     .await
@@ -287,7 +294,7 @@ pub(super) async fn disputed(
             } else {
                 "invoice.dispute_closed"
             },
-            &format!("{number} {} {}", dispute.id, dispute.amount),
+            &format!("{number} {} {} {status}", dispute.id, dispute.amount),
             now,
         ),
     )
@@ -348,8 +355,9 @@ async fn give_back_inner(
     let Some(intent) = first_payment_of(client, &subscription).await? else {
         let failure: Option<String> = row.try_get("failure")?;
         if failure.as_deref() == Some("payment_failed") {
-            // Nothing was paid (a failed debit): ending it was all.
-            return Ok(());
+            // Nothing was paid (a failed debit): ending it, and voiding
+            // the invoice nobody owes now, is all.
+            return void_open_invoices(client, &subscription).await;
         }
         // A payment still on its way (a bank debit): look again later.
         anyhow::bail!("no paid invoice at Stripe yet");
@@ -382,6 +390,29 @@ async fn give_back_inner(
             .await?;
     }
     tx.commit().await.context("committing the refund")?;
+    Ok(())
+}
+
+/// The open invoices of a subscription we ended undelivered are owed by
+/// nobody: voided at Stripe (its `invoice.voided` voids our mirror).
+async fn void_open_invoices(client: &StripeClient, subscription: &str) -> anyhow::Result<()> {
+    let open = client
+        .send(
+            &ListInvoice::new()
+                .subscription(subscription)
+                .status(stripe_shared::InvoiceStatus::Open),
+            None,
+        )
+        .await?;
+    for invoice in open.data {
+        let Some(id) = invoice.id else { continue };
+        client
+            .send(
+                &VoidInvoiceInvoice::new(id.as_str()),
+                Some(&Intent::new(format!("void-{id}"))),
+            )
+            .await?;
+    }
     Ok(())
 }
 

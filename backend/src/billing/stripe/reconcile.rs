@@ -1,6 +1,7 @@
 //! Repairs what missed webhooks would leave wrong: every so often, ask
-//! Stripe for the state of checkouts still waiting, of our subscriptions
-//! and of each customer's recent invoices, and apply it as events would.
+//! Stripe for the state of checkouts still waiting, of our subscriptions,
+//! of each customer's recent invoices and of the refunds of paid ones, and
+//! apply it as events would.
 //! Subscriptions are also moved to the VAT our rules choose today
 //! ([`super::taxes`]). One object's failure (deleted at Stripe, a bad
 //! answer) is reported and skipped; the pass goes on.
@@ -10,6 +11,7 @@ use sqlx::Row;
 use stripe_billing::invoice::ListInvoice;
 use stripe_billing::subscription::RetrieveSubscription;
 use stripe_checkout::checkout_session::RetrieveCheckoutSession;
+use stripe_core::refund::ListRefund;
 
 use super::client::{StripeClient, StripeFailure};
 use super::events::{apply_fetched, Fetched};
@@ -145,6 +147,35 @@ pub async fn reconcile(
     for id in unknown_payments {
         let result = super::payments::fill_in_payment(db, clock, client, &id).await;
         done.outcome(format!("payment of invoice {id}"), result);
+    }
+    // Refunds whose events were lost: each is booked once (by its id),
+    // whoever made it.
+    let refunded_payments = ids(
+        db,
+        "select stripe_payment_intent from invoices where status = 'paid' \
+         and stripe_payment_intent is not null and updated_at > $1",
+        clock.now() - 40 * 86_400,
+    )
+    .await?;
+    for intent in refunded_payments {
+        let list = match client
+            .send(
+                &ListRefund::new().payment_intent(intent.as_str()).limit(100),
+                None,
+            )
+            .await
+        {
+            Ok(list) => list,
+            Err(error) => {
+                done.outcome(format!("refunds of {intent}"), Err(error.into()));
+                continue;
+            }
+        };
+        for refund in list.data {
+            let what = format!("refund {}", refund.id);
+            let result = apply_fetched(db, clock, &Fetched::Refund(Box::new(refund))).await;
+            done.outcome(what, result);
+        }
     }
     if !done.missing.is_empty() || !done.skipped.is_empty() {
         tracing::warn!(missing = ?done.missing, skipped = ?done.skipped, "Stripe reconciliation skipped objects");

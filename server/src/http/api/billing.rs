@@ -42,9 +42,10 @@ pub struct Doc;
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct InvoiceJson {
     id: String,
-    /// `INV-2026-000001`; none for a draft.
+    /// `INV-2026-000001`, or Stripe's number. Every listed invoice has
+    /// one (a Stripe draft is not listed).
     number: Option<String>,
-    /// `draft`, `open`, `paid`, `void` or `uncollectible`.
+    /// `open`, `paid`, `void` or `uncollectible`.
     status: String,
     /// Open and past its due date.
     overdue: bool,

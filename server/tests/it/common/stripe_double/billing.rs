@@ -320,7 +320,8 @@ pub(super) fn open_invoice(
         }),
         json!({
             "default_tax_rates": [], "description": null, "discounts": [], "due_date": null,
-            "effective_at": at, "ending_balance": ending, "footer": null, "from_invoice": null,
+            "effective_at": at, "ending_balance": ending,
+            "footer": customer["invoice_settings"]["footer"], "from_invoice": null,
             "hosted_invoice_url": format!("https://invoice.stripe.test/i/{id}"),
             "invoice_pdf": format!("https://invoice.stripe.test/i/{id}/pdf"),
         }),
@@ -356,6 +357,37 @@ pub(super) fn open_invoice(
         }),
     ]);
     l.put(invoice.clone());
+    invoice
+}
+
+/// The invoice as Stripe keeps it before finalization: a draft has no
+/// number, no hosted page, no PDF and no finalization time yet.
+pub(super) fn as_draft(mut invoice: Value) -> Value {
+    invoice["status"] = json!("draft");
+    invoice["number"] = Value::Null;
+    invoice["hosted_invoice_url"] = Value::Null;
+    invoice["invoice_pdf"] = Value::Null;
+    invoice["effective_at"] = Value::Null;
+    invoice["status_transitions"]["finalized_at"] = Value::Null;
+    invoice["automatically_finalizes_at"] = invoice["created"]
+        .as_i64()
+        .map(|t| json!(t + 3_600))
+        .unwrap_or(Value::Null);
+    invoice
+}
+
+/// A draft finalized at `at`: numbered (its number follows its id), with
+/// its hosted page and PDF.
+pub(super) fn finalized(mut invoice: Value, at: i64) -> Value {
+    let id = invoice["id"].as_str().unwrap_or_default().to_owned();
+    let n = id.trim_start_matches("in_test_");
+    invoice["status"] = json!("open");
+    invoice["number"] = json!(format!("STRIPE-{n}"));
+    invoice["hosted_invoice_url"] = json!(format!("https://invoice.stripe.test/i/{id}"));
+    invoice["invoice_pdf"] = json!(format!("https://invoice.stripe.test/i/{id}/pdf"));
+    invoice["effective_at"] = json!(at);
+    invoice["status_transitions"]["finalized_at"] = json!(at);
+    invoice["automatically_finalizes_at"] = Value::Null;
     invoice
 }
 

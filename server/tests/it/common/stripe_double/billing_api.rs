@@ -136,6 +136,48 @@ pub(super) fn cancel_subscription(l: &mut Ledger, id: &str, form: &Form) -> Answ
     Ok(subscription)
 }
 
+/// `GET /v1/refunds`: all refunds, or a payment intent's.
+pub(super) fn list_refunds(l: &mut Ledger, form: &Form) -> Answer {
+    let intent = form.text("payment_intent");
+    let refunds = l
+        .all("refund")
+        .into_iter()
+        .filter(|r| {
+            intent
+                .as_ref()
+                .is_none_or(|i| r["payment_intent"] == i.as_str())
+        })
+        .collect();
+    page(refunds, form, "/v1/refunds")
+}
+
+/// `POST /v1/invoices/{id}/void`: only an open (or uncollectible)
+/// invoice can be voided; Stripe sends `invoice.voided`.
+pub(super) fn void_invoice(l: &mut Ledger, id: &str) -> Answer {
+    let mut invoice = find(l, "invoice", id, "id")?;
+    let status = invoice["status"].as_str().unwrap_or_default().to_owned();
+    if status != "open" && status != "uncollectible" {
+        let message = format!(
+            "You can only pass in open or uncollectible invoices. This invoice is {status}."
+        );
+        return Err(Failure::new(
+            400,
+            "invalid_request_error",
+            Some("invoice_not_open"),
+            None,
+            &message,
+        ));
+    }
+    let now = l.now();
+    invoice["status"] = json!("void");
+    invoice["status_transitions"]["voided_at"] = json!(now);
+    invoice["next_payment_attempt"] = Value::Null;
+    l.put(invoice.clone());
+    let event = l.event("invoice.voided", &invoice, None, API_VERSION, now);
+    l.outbox.push(event);
+    Ok(invoice)
+}
+
 /// Items live in their subscription, as Stripe renders them.
 pub(super) fn subscription_item(l: &mut Ledger, id: &str) -> Answer {
     l.all("subscription")

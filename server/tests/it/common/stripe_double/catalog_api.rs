@@ -42,6 +42,16 @@ fn apply_customer_fields(customer: &mut Value, form: &Form) {
         }
         customer["address"] = address;
     }
+    if let Some(exempt) = form.get("tax_exempt") {
+        customer["tax_exempt"] = json!(exempt);
+    }
+    if let Some(footer) = form.get("invoice_settings[footer]") {
+        customer["invoice_settings"]["footer"] = if footer.is_empty() {
+            Value::Null
+        } else {
+            json!(footer)
+        };
+    }
     if form.get("preferred_locales") == Some("") {
         customer["preferred_locales"] = json!([]);
     } else if form.has("preferred_locales") {
@@ -79,19 +89,54 @@ pub(super) fn new_customer(l: &mut Ledger, form: &Form) -> Answer {
         "preferred_locales": [], "shipping": null, "tax_exempt": "none", "test_clock": null,
     });
     apply_customer_fields(&mut customer, form);
-    for (kind, value) in tax_ids {
-        let country = kind.split('_').next().unwrap_or_default().to_uppercase();
-        let tax_id = json!({
-            "id": l.next_id("txi"), "object": "tax_id", "country": country, "created": now,
-            "customer": id, "livemode": false, "owner": null, "type": kind, "value": value,
-            "verification": {"status": "pending", "verified_address": null, "verified_name": null},
-        });
-        // Kept beside the customer: `tax_ids` is includable, so Stripe
-        // renders a customer without them.
-        l.put(tax_id);
-    }
     l.put(customer.clone());
+    for (kind, value) in tax_ids {
+        add_tax_id(l, &id, &kind, &value)?;
+    }
     Ok(l.expect("customer", &id))
+}
+
+/// A tax id on a customer. Kept beside the customer: `tax_ids` is
+/// includable, so Stripe renders a customer without them.
+fn add_tax_id(l: &mut Ledger, customer: &str, kind: &str, value: &str) -> Answer {
+    if kind != "eu_vat" {
+        return Err(Failure::invalid(
+            "type",
+            "Invalid value for type (the double knows eu_vat).",
+        ));
+    }
+    let country = value.get(..2).unwrap_or_default().replace("EL", "GR");
+    let tax_id = json!({
+        "id": l.next_id("txi"), "object": "tax_id", "country": country, "created": l.now(),
+        "customer": customer, "livemode": false,
+        "owner": {"customer": customer, "type": "customer", "customer_account": null},
+        "type": kind, "value": value, "customer_account": null,
+        "verification": {"status": "pending", "verified_address": null, "verified_name": null},
+    });
+    l.put(tax_id.clone());
+    Ok(tax_id)
+}
+
+pub(super) fn list_tax_ids(l: &mut Ledger, customer: &str, form: &Form) -> Answer {
+    find(l, "customer", customer, "customer")?;
+    let ids = super::billing::tax_ids_of(l, customer);
+    page(ids, form, &format!("/v1/customers/{customer}/tax_ids"))
+}
+
+pub(super) fn create_tax_id(l: &mut Ledger, customer: &str, form: &Form) -> Answer {
+    find(l, "customer", customer, "customer")?;
+    let kind = form.required("type")?;
+    let value = form.required("value")?;
+    add_tax_id(l, customer, &kind, &value)
+}
+
+pub(super) fn delete_tax_id(l: &mut Ledger, customer: &str, id: &str) -> Answer {
+    match l.get(id) {
+        Some(t) if t["object"] == "tax_id" && t["customer"] == customer => {}
+        _ => return Err(Failure::missing("tax_id", id, "id")),
+    }
+    l.forget(id);
+    Ok(json!({"id": id, "object": "tax_id", "deleted": true}))
 }
 
 pub(super) fn update_customer(l: &mut Ledger, id: &str, form: &Form) -> Answer {

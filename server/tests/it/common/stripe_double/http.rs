@@ -290,11 +290,11 @@ async fn handle(
     let fingerprint = form.fingerprint(&method, &path);
     if let Some(saved) = key.as_ref().and_then(|k| ledger.answers.get(k)) {
         if saved.fingerprint == fingerprint {
-            return reply(
-                saved.status,
-                &saved.body,
-                &[("Idempotent-Replayed", "true")],
-            );
+            let (status, body) = (saved.status, saved.body.clone());
+            if ledger.lose_answer(&path) {
+                return lost();
+            }
+            return reply(status, &body, &[("Idempotent-Replayed", "true")]);
         }
         let message = format!(
             "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '{}' if you meant to execute a different request.",
@@ -318,7 +318,7 @@ async fn handle(
                 .collect();
             ledger.check(&format!("{method} {path}"), &body, &expanded);
             if method != Method::GET {
-                ledger.calls.push((path, form.map.clone()));
+                ledger.calls.push((path.clone(), form.map.clone()));
             }
             if let Some(key) = key {
                 let saved = Saved {
@@ -328,10 +328,35 @@ async fn handle(
                 };
                 ledger.answers.insert(key, saved);
             }
+            if ledger.lose_answer(&path) {
+                return lost();
+            }
             reply(200, &body, &request_id)
         }
-        Err(failure) => reply(failure.status, &failure.body, &request_id),
+        Err(failure) => {
+            // Stripe keeps the first answer of a request it began to carry
+            // out, errors included; one refused for its parameters was
+            // never begun, and the same key may try again.
+            let refused_parameters =
+                failure.status == 400 && failure.body["error"]["param"].is_string();
+            if let (Some(key), false) = (key, refused_parameters) {
+                let saved = Saved {
+                    fingerprint,
+                    status: failure.status,
+                    body: failure.body.clone(),
+                };
+                ledger.answers.insert(key, saved);
+            }
+            reply(failure.status, &failure.body, &request_id)
+        }
     }
+}
+
+/// An answer lost between Stripe and us (a proxy gave up on it): the
+/// request was carried out all the same.
+fn lost() -> Response {
+    let failure = Failure::new(502, "api_error", None, None, "Bad gateway.");
+    reply(failure.status, &failure.body, &[])
 }
 
 /// Collections whose objects a plain GET answers, with their object type.
@@ -355,6 +380,11 @@ fn route(l: &mut Ledger, method: &Method, path: &str, form: &Form) -> Answer {
     match (method.as_str(), segments.as_slice()) {
         ("POST", ["customers"]) => catalog_api::create_customer(l, form),
         ("POST", ["customers", id]) => catalog_api::update_customer(l, id, form),
+        ("GET", ["customers", id, "tax_ids"]) => catalog_api::list_tax_ids(l, id, form),
+        ("POST", ["customers", id, "tax_ids"]) => catalog_api::create_tax_id(l, id, form),
+        ("DELETE", ["customers", id, "tax_ids", tax_id]) => {
+            catalog_api::delete_tax_id(l, id, tax_id)
+        }
         ("POST", ["customers", id, "balance_transactions"]) => {
             catalog_api::create_balance_transaction(l, id, form)
         }
@@ -372,8 +402,10 @@ fn route(l: &mut Ledger, method: &Method, path: &str, form: &Form) -> Answer {
         ("DELETE", ["subscriptions", id]) => billing_api::cancel_subscription(l, id, form),
         ("GET", ["subscription_items", id]) => billing_api::subscription_item(l, id),
         ("GET", ["invoices"]) => billing_api::list_invoices(l, form),
+        ("POST", ["invoices", id, "void"]) => billing_api::void_invoice(l, id),
         ("GET", ["invoice_payments"]) => billing_api::list_invoice_payments(l, form),
         ("POST", ["refunds"]) => billing_api::create_refund(l, form),
+        ("GET", ["refunds"]) => billing_api::list_refunds(l, form),
         ("GET", ["webhook_endpoints"]) => checkout_api::list_webhook_endpoints(l, form),
         ("POST", ["webhook_endpoints"]) => checkout_api::create_webhook_endpoint(l, form),
         ("POST", ["webhook_endpoints", id]) => checkout_api::update_webhook_endpoint(l, id, form),

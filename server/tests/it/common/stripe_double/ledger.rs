@@ -37,6 +37,9 @@ pub struct Ledger {
     /// Injected failures still to answer: (status, how many).
     pub(super) failing: Option<(u16, usize)>,
     pub(super) failed: usize,
+    /// Answers to requests under a path still to be lost after the work
+    /// is done: (path prefix, how many).
+    pub(super) losing: Option<(String, usize)>,
     /// First answers by Idempotency-Key.
     pub(super) answers: HashMap<String, Saved>,
     /// Checkout Sessions' lines and subscription metadata, by session id.
@@ -160,6 +163,18 @@ impl Ledger {
 }
 
 impl Ledger {
+    /// Whether the answer to a request for `path` is lost on its way
+    /// back (one fewer to lose).
+    pub(super) fn lose_answer(&mut self, path: &str) -> bool {
+        match &mut self.losing {
+            Some((prefix, left)) if *left > 0 && path.starts_with(prefix.as_str()) => {
+                *left -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Records where an answer or event differs from Stripe's shapes.
     pub(super) fn check(&mut self, what: &str, value: &Value, expanded: &[String]) {
         for difference in differences(value, expanded) {

@@ -172,10 +172,10 @@ impl Ledger {
         vec![self.emit("checkout.session.expired", &session, None, at)]
     }
 
-    /// The next calendar-month period: the items move on, the period is
-    /// invoiced and Stripe tries to collect. A subscription set to cancel
-    /// by then ends instead.
-    pub(super) fn renew(&mut self, subscription_id: &str, at: i64, paid: bool) -> Events {
+    /// The next calendar-month period: the items move on and the period
+    /// is invoiced as a draft, which Stripe finalizes later. A
+    /// subscription set to cancel by then ends instead.
+    pub(super) fn draft_renewal(&mut self, subscription_id: &str, at: i64) -> Events {
         let before = self.expect("subscription", subscription_id);
         assert_ne!(
             before["status"], "canceled",
@@ -206,18 +206,26 @@ impl Ledger {
         }
         let invoice = open_invoice(self, &subscription, "subscription_cycle", ended_period, at);
         let invoice_id = invoice["id"].as_str().unwrap_or_default().to_owned();
+        self.put(billing::as_draft(invoice));
         subscription["latest_invoice"] = json!(invoice_id);
         self.put(subscription.clone());
-        let mut events = vec![
-            self.emit(
-                "customer.subscription.updated",
-                &subscription,
-                changes(&before, &subscription),
-                at,
-            ),
-            self.emit("invoice.finalized", &invoice, None, at),
-        ];
-        events.extend(self.settle(&invoice_id, at, paid));
+        vec![self.emit(
+            "customer.subscription.updated",
+            &subscription,
+            changes(&before, &subscription),
+            at,
+        )]
+    }
+
+    /// Stripe finalizes a renewal's draft (about an hour after it was
+    /// made): it gets its number and PDF, and Stripe tries to collect.
+    pub(super) fn finalize(&mut self, invoice_id: &str, at: i64, paid: bool) -> Events {
+        let draft = self.expect("invoice", invoice_id);
+        assert_eq!(draft["status"], "draft", "only a draft is finalized");
+        let invoice = billing::finalized(draft, at);
+        self.put(invoice.clone());
+        let mut events = vec![self.emit("invoice.finalized", &invoice, None, at)];
+        events.extend(self.settle(invoice_id, at, paid));
         events
     }
 
@@ -284,6 +292,20 @@ impl Ledger {
         vec![self.emit("customer.subscription.deleted", &subscription, None, at)]
     }
 
+    /// Stripe's dunning ran out of retries and its settings say to cancel
+    /// the subscription: it ends now, with `payment_failed` as the reason;
+    /// its last invoice stays as it is (open, or uncollectible).
+    pub(super) fn give_up_at_stripe(&mut self, subscription_id: &str, at: i64) -> Events {
+        let mut subscription = self.expect("subscription", subscription_id);
+        assert_ne!(subscription["status"], "canceled", "already canceled");
+        subscription["status"] = json!("canceled");
+        subscription["canceled_at"] = json!(at);
+        subscription["ended_at"] = json!(at);
+        subscription["cancellation_details"]["reason"] = json!("payment_failed");
+        self.put(subscription.clone());
+        vec![self.emit("customer.subscription.deleted", &subscription, None, at)]
+    }
+
     pub(super) fn cancel_at_period_end_at_stripe(
         &mut self,
         subscription_id: &str,
@@ -332,6 +354,20 @@ impl Ledger {
         self.put(charge);
         self.put(dispute.clone());
         vec![self.emit("charge.dispute.created", &dispute, None, at)]
+    }
+
+    /// Stripe closes an invoice's dispute: `won` (the money stays with
+    /// us) or `lost` (the bank took it back).
+    pub(super) fn close_dispute(&mut self, invoice_id: &str, won: bool, at: i64) -> Events {
+        let charge = billing::charge_of_invoice(self, invoice_id);
+        let mut dispute = self
+            .all("dispute")
+            .into_iter()
+            .find(|d| d["charge"] == charge["id"])
+            .expect("a dispute on the invoice's charge");
+        dispute["status"] = json!(if won { "won" } else { "lost" });
+        self.put(dispute.clone());
+        vec![self.emit("charge.dispute.closed", &dispute, None, at)]
     }
 
     /// A subscription's invoices, newest first.

@@ -1,0 +1,103 @@
+//! Stripe's invoices as customers and finance see them here: a renewal's
+//! draft (no number, no PDF, still changing at Stripe) is no invoice yet,
+//! and the dates say their time zone.
+
+use crate::common::api::create_token;
+use crate::common::{strip_tags, TestDb};
+use crate::stripe::{deliver_all, env, paid_server, sign_in_again, stripe_app_with_clock};
+
+on_both_databases!(a_renewals_draft_is_never_shown_as_an_invoice);
+
+/// Reconciliation lists a customer's invoices while a renewal is still a
+/// draft at Stripe (Stripe finalizes about an hour after the period
+/// begins): the draft is not listed, in the portal or the API, and the
+/// status filter does not offer it; once finalized it is the customer's
+/// invoice, with Stripe's number.
+async fn a_renewals_draft_is_never_shown_as_an_invoice(db: TestDb) {
+    let start = crate::stripe::now();
+    let clock = backend::Clock::manual(start);
+    let (app, double) = stripe_app_with_clock(db, clock.clone()).await;
+    let (owner, _, server) = paid_server(&app, &double, "owner@a.example", "ams", start).await;
+    app.wait_for_server(&owner, &server).await;
+    let books = create_token(&app, &owner, "books", &["billing:read"]).await;
+    let period_end = double
+        .object("sub_test_1")
+        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
+        .expect("the period's end");
+
+    clock.advance(period_end - start + 60);
+    double.set_now(clock.now());
+    deliver_all(
+        &app,
+        &double.draft_renewal("sub_test_1", clock.now()),
+        clock.now(),
+    )
+    .await;
+    let draft = double.invoice_for_subscription("sub_test_1")[0].clone();
+    assert_eq!(draft["status"], "draft");
+    let (ok, out) = app.ops_env(&["stripe", "reconcile"], &env(&double));
+    assert!(ok, "{out}");
+    let listed = app.api_get("/api/v1/invoices", &books).await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let invoices = listed.json()["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        invoices.len(),
+        1,
+        "only the first, paid invoice: {invoices:?}"
+    );
+    assert!(invoices.iter().all(|i| i["status"] != "draft"));
+    sign_in_again(&app, &owner, "owner@a.example").await;
+    let billing = app.get_as(&owner, "/en/billing").await;
+    assert!(
+        billing.body.contains("data-status=\"paid\""),
+        "the first invoice: {}",
+        strip_tags(&billing.body)
+    );
+    assert!(
+        !billing.body.contains("data-status=\"draft\""),
+        "{}",
+        strip_tags(&billing.body)
+    );
+    assert!(
+        !billing.body.contains("value=\"draft\""),
+        "no filter for what is never listed"
+    );
+    // Which day a date is depends on the time zone: the page says which.
+    assert!(strip_tags(&billing.body).contains("Dates are in UTC"));
+    let zh = app.get_as(&owner, "/zh/billing").await.body;
+    assert!(
+        strip_tags(&zh).contains("日期均按 UTC"),
+        "{}",
+        strip_tags(&zh)
+    );
+    // Finalized and paid: now it is an invoice, with Stripe's number.
+    clock.advance(3_600);
+    double.set_now(clock.now());
+    let draft_id = draft["id"].as_str().unwrap_or_default().to_owned();
+    deliver_all(
+        &app,
+        &double.finalize(&draft_id, clock.now(), true),
+        clock.now(),
+    )
+    .await;
+    let number = double.object(&draft_id).expect("the invoice")["number"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!number.is_empty());
+    let mut shown = false;
+    for _ in 0..100 {
+        let list = app.api_get("/api/v1/invoices", &books).await.json();
+        if list["data"][0]["number"] == number.as_str() {
+            shown = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(shown, "the finalized renewal is listed as {number}");
+    assert_eq!(double.out_of_shape(), Vec::<String>::new());
+    app.finish().await;
+}
