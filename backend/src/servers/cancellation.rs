@@ -34,12 +34,13 @@ pub enum CancelError {
 }
 
 /// The dates a server can be cancelled on: the end of its current term and
-/// the next ones, counted from the first term's start so they keep its day.
-pub fn term_ends(term_start: Option<i64>, renews_at: i64) -> Vec<i64> {
+/// the next ones, counted from its terms' anchor (`Server::term_anchor`) so
+/// they keep its day and time.
+pub fn term_ends(anchor: Option<i64>, renews_at: i64) -> Vec<i64> {
     let mut ends = vec![renews_at];
     for _ in 1..TERMS_AHEAD {
         let last = ends[ends.len() - 1];
-        ends.push(match term_start {
+        ends.push(match anchor {
             Some(anchor) => domain::time::next_term_boundary(anchor, last),
             None => domain::time::add_months(last, 1),
         });
@@ -75,7 +76,7 @@ pub async fn check(
         return Err(CancelError::BadReason);
     }
     let renews = server.renews_at.ok_or(ServerError::Busy(server.state))?;
-    let offered = term_ends(server.term_start, renews).contains(&request.at);
+    let offered = term_ends(server.term_anchor(), renews).contains(&request.at);
     if !offered || server.cancelled_at.is_some() {
         return Err(CancelError::BadDate);
     }

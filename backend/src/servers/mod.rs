@@ -62,14 +62,24 @@ pub struct Server {
     pub cancelled_at: Option<i64>,
     /// Paid through Stripe: its subscription.
     pub stripe_subscription_id: Option<String>,
+    /// Stripe's `billing_cycle_anchor`: its periods, and so the term ends,
+    /// are counted from it (not from when the server first ran).
+    pub billing_anchor: Option<i64>,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
-    s.cancelled_at, s.stripe_subscription_id";
+    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor";
 
 impl Server {
+    /// What its terms are counted from: Stripe's billing anchor when Stripe
+    /// bills it (a cancellation date must be one of Stripe's period ends,
+    /// or Stripe bills a prorated stub), else the day it first ran.
+    pub fn term_anchor(&self) -> Option<i64> {
+        self.billing_anchor.or(self.term_start)
+    }
+
     fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
         let addons: String = r.try_get("addons")?;
         let keys: String = r.try_get("ssh_keys")?;
@@ -97,6 +107,7 @@ impl Server {
             cancel_at: r.try_get("cancel_at")?,
             cancelled_at: r.try_get("cancelled_at")?,
             stripe_subscription_id: r.try_get("stripe_subscription_id")?,
+            billing_anchor: r.try_get("billing_anchor")?,
         })
     }
 }

@@ -64,7 +64,7 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         .collect();
     let cancel_dates = match (s.renews_at, s.cancelled_at, s.state) {
         (Some(renews), None, ServerState::Running | ServerState::Rebooting) => {
-            backend::servers::cancellation::term_ends(s.term_start, renews)
+            backend::servers::cancellation::term_ends(s.term_anchor(), renews)
         }
         _ => Vec::new(),
     };

@@ -11,6 +11,7 @@ async fn two_hosts() -> Emulator {
         name: name.to_owned(),
         gpus: vec!["NVIDIA L40S".to_owned(); gpus],
         secure_erase,
+        ignores_graceful: false,
     };
     Emulator::start(&[host("gpu-a", 1, true), host("gpu-b", 2, false)]).await
 }

@@ -16,7 +16,7 @@ on_both_databases!(
     a_bmc_that_refuses_or_fails_leaves_a_host_event_and_no_lost_job,
 );
 
-const START: i64 = 1_796_000_000;
+pub(crate) const START: i64 = 1_796_000_000;
 
 /// Where the seed area sits in the test images (a 2 KiB sector).
 const SEED_AT: usize = 16 * 2048;
@@ -43,10 +43,10 @@ fn free_port() -> u16 {
         .port()
 }
 
-struct Rig {
-    app: TestApp,
-    bmc: Emulator,
-    clock: backend::Clock,
+pub(crate) struct Rig {
+    pub(crate) app: TestApp,
+    pub(crate) bmc: Emulator,
+    pub(crate) clock: backend::Clock,
     _images: TempDir,
     _secrets: TempDir,
     password_file: String,
@@ -54,7 +54,7 @@ struct Rig {
 
 /// An app on the Redfish Fleet whose only free G-L40S hosts in Frankfurt
 /// are the emulator's, racked through `server hosts add` with their BMC.
-async fn rig(
+pub(crate) async fn rig(
     db: TestDb,
     hosts: &[FakeHost],
     adjust: impl FnOnce(&mut server::config::Config),
@@ -92,11 +92,11 @@ async fn rig(
 }
 
 impl Rig {
-    async fn finish(self) {
+    pub(crate) async fn finish(self) {
         self.app.finish().await;
     }
 
-    fn rack(&self, plan: &str) -> (bool, String) {
+    pub(crate) fn rack(&self, plan: &str) -> (bool, String) {
         self.app.ops_env(
             &[
                 "hosts",
@@ -117,7 +117,7 @@ impl Rig {
     }
 
     /// The media URL the BMC was given for system `n`, once it has one.
-    async fn media(&self, n: usize) -> String {
+    pub(crate) async fn media(&self, n: usize) -> String {
         for _ in 0..300 {
             if let Some(url) = self.bmc.inserted_media(n).await {
                 return url;
@@ -127,7 +127,7 @@ impl Rig {
         panic!("the BMC was never given boot media");
     }
 
-    async fn report(&self, media: &str, body: serde_json::Value) -> u16 {
+    pub(crate) async fn report(&self, media: &str, body: serde_json::Value) -> u16 {
         let url = media.replace("/media.iso", "/report");
         self.app
             .client
@@ -141,11 +141,12 @@ impl Rig {
     }
 }
 
-fn l40s(name: &str) -> FakeHost {
+pub(crate) fn l40s(name: &str) -> FakeHost {
     FakeHost {
         name: name.to_owned(),
         gpus: vec!["NVIDIA L40S".to_owned()],
         secure_erase: false,
+        ignores_graceful: false,
     }
 }
 
@@ -486,6 +487,7 @@ async fn a_bmc_that_refuses_or_fails_leaves_a_host_event_and_no_lost_job(db: Tes
 async fn a_bmc_with_secure_erase_wipes_the_drives_without_booting_an_image(db: TestDb) {
     let host = FakeHost {
         secure_erase: true,
+        ignores_graceful: false,
         ..l40s("rf-1")
     };
     let rig = rig(db, &[host], |_| {}).await;

@@ -41,6 +41,7 @@ async fn rack(db: TestDb, bmc_timeout_secs: u64) -> Rack {
         name: host.clone(),
         gpus: vec!["NVIDIA L40S".to_owned(); 2],
         secure_erase: false,
+        ignores_graceful: false,
     }])
     .await;
     let sealer = backend::sealing::Sealer::development();

@@ -20,6 +20,7 @@ async fn bmc_with_l40s(gpus: usize) -> Emulator {
         name: "gpu-host".to_owned(),
         gpus: vec!["NVIDIA L40S".to_owned(); gpus],
         secure_erase: false,
+        ignores_graceful: false,
     }])
     .await
 }

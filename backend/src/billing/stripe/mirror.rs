@@ -391,7 +391,20 @@ pub(super) async fn invoice(
             let id: String = row.try_get("id")?;
             let old: String = row.try_get("status")?;
             if !moves(&old, &status) {
-                // Older news than what we have: keep ours.
+                // Older news than what we have: keep ours, except that a
+                // failed payment still makes the invoice due from then (it
+                // may arrive after Stripe gave the invoice up).
+                if kind == "invoice.payment_failed" {
+                    sqlx::query(
+                        "update invoices set due_at = $1, updated_at = $2 where id = $3 and due_at > $1",
+                    )
+                    .bind(due_at)
+                    .bind(now)
+                    .bind(&id)
+                    .execute(&mut **tx)
+                    .await
+                    .context("dating the failed payment")?;
+                }
                 return Ok(true);
             }
             became_paid &= old != "paid";
@@ -706,13 +719,15 @@ pub(super) async fn subscription(
     };
     sqlx::query(
         "update servers set stripe_subscription_id = $1, renews_at = coalesce($2, renews_at), \
-         cancel_at_period_end = $3, stripe_event_at = $4, updated_at = $5 where id = $6",
+         cancel_at_period_end = $3, stripe_event_at = $4, updated_at = $5, billing_anchor = $6 \
+         where id = $7",
     )
     .bind(&sub)
     .bind(if ended { None } else { period_end(object) })
     .bind(i64::from(object.cancel_at_period_end || ended))
     .bind(created)
     .bind(now)
+    .bind(object.billing_cycle_anchor)
     .bind(&id)
     .execute(&mut **tx)
     .await

@@ -4,6 +4,7 @@
 
 use stripe_billing::subscription::{
     CancelSubscription, UpdateSubscription, UpdateSubscriptionCancelAt,
+    UpdateSubscriptionProrationBehavior,
 };
 use stripe_client_core::{RequestBuilder, StripeMethod, StripeRequest};
 use stripe_core::refund::{CreateRefund, CreateRefundReason};
@@ -24,7 +25,11 @@ pub async fn schedule_cancel(
     let update = if at_period_end {
         update.cancel_at_period_end(true)
     } else {
-        update.cancel_at(UpdateSubscriptionCancelAt::Timestamp(at))
+        // `at` is one of Stripe's period ends (`Server::term_anchor`); no
+        // proration, so even a date off by a second bills no stub.
+        update
+            .cancel_at(UpdateSubscriptionCancelAt::Timestamp(at))
+            .proration_behavior(UpdateSubscriptionProrationBehavior::None)
     };
     client
         .send(

@@ -4,9 +4,13 @@
 //! waits for its phase; a boot that misses its deadline or reports a
 //! failure is a host fault, so the server moves to another host.
 //!
-//! A wipe uses the drives' `SecureErase` where the BMC offers it (seconds
+//! Every boot starts from a host forced off and seen `Off` (`ForceOff`; a
+//! graceful request is one the running OS may ignore), and is the power-on
+//! that follows with our media inserted. A wipe forces the host off first,
+//! then uses the drives' `SecureErase` where the BMC offers it (seconds
 //! on NVMe: the drive drops its key), and otherwise boots the store's
-//! `wipe.iso` the same way. The host returns to stock only after success.
+//! `wipe.iso` the same way. The host returns to stock only after success;
+//! one that cannot be seen off is a host fault for staff.
 
 use serde_json::{json, Value};
 
@@ -40,6 +44,9 @@ impl RedfishFleet {
             }
             ProvisionStep::Erase => {
                 let system = self.system(&bmc, &target).await?;
+                // Nothing of anyone's may run while its drives are erased.
+                self.power_target(&bmc, &target, &system, HostPower::Off)
+                    .await?;
                 let result = self.secure_erase(&bmc, &system).await;
                 self.bmc_result(&target, result).await.and(done(None))
             }
@@ -170,6 +177,11 @@ impl RedfishFleet {
             self.settings.callback_base.trim_end_matches('/')
         );
         let system = self.system(bmc, target).await?;
+        // Off first, forced and seen: a graceful restart is a request the
+        // running OS (the previous tenant's) may ignore, and a host already
+        // On would count as rebooted without ever booting our media.
+        self.power_target(bmc, target, &system, HostPower::Off)
+            .await?;
         let slot = self.media_slot(bmc, target, &system).await?;
         let inserted = async {
             // Some BMCs refuse to insert over an image.
@@ -191,8 +203,8 @@ impl RedfishFleet {
         }
         .await;
         self.bmc_result(target, inserted).await?;
-        self.power_target(bmc, target, &system, HostPower::Reset)
-            .await
+        // From Off to On: this power-on is the boot, from the media.
+        self.power_target(bmc, target, &system, HostPower::On).await
     }
 
     /// The virtual CD/DVD drive: on the system (newer BMCs) or on the
@@ -320,6 +332,11 @@ impl RedfishFleet {
             }
         }
         let system = self.system(&bmc, &target).await?;
+        // The rental has ended: the tenant's system stops now, forced and
+        // seen off, whatever it does with ACPI; a host that cannot be seen
+        // off is a fault for staff, never back in stock.
+        self.power_target(&bmc, &target, &system, HostPower::Off)
+            .await?;
         let erased = self.secure_erase(&bmc, &system).await;
         if self.bmc_result(&target, erased).await? {
             self.note(&target, "wiped: the drives' SecureErase completed")

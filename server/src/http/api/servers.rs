@@ -89,7 +89,7 @@ pub fn server_json(s: Server) -> ServerJson {
     let cancellable_at = match (s.renews_at, s.cancel_at, s.cancelled_at, s.state) {
         (Some(renews), None, None, servers::ServerState::Running)
         | (Some(renews), None, None, servers::ServerState::Rebooting) => {
-            cancellation::term_ends(s.term_start, renews)
+            cancellation::term_ends(s.term_anchor(), renews)
         }
         _ => Vec::new(),
     };
@@ -249,7 +249,7 @@ pub async fn cancel(
     // day names the term end on that day.
     let offered = server
         .renews_at
-        .map(|r| cancellation::term_ends(server.term_start, r))
+        .map(|r| cancellation::term_ends(server.term_anchor(), r))
         .unwrap_or_default();
     let at = at
         .and_then(|at| {

@@ -27,6 +27,9 @@ pub struct FakeHost {
     pub gpus: Vec<String>,
     /// Whether its drive offers `#Drive.SecureErase`.
     pub secure_erase: bool,
+    /// A tenant's OS runs on it and ignores ACPI: it starts On, and the
+    /// BMC accepts graceful shutdowns and restarts that change nothing.
+    pub ignores_graceful: bool,
 }
 
 /// A running emulator; the process ends when this is dropped.
@@ -78,7 +81,7 @@ fn config(dir: &str, hosts: &[FakeHost], ids: &[String]) -> String {
             json!({
                 "uuid": id,
                 "name": host.name,
-                "power_state": "Off",
+                "power_state": if host.ignores_graceful { "On" } else { "Off" },
                 "nics": [{"mac": format!("52:54:00:00:00:{:02x}", i + 1), "ip": format!("10.0.0.{}", i + 1)}],
                 "manufacturer": "Supermicro",
                 "model": "SYS-421GE-TNRT",
@@ -86,6 +89,7 @@ fn config(dir: &str, hosts: &[FakeHost], ids: &[String]) -> String {
                 "bios": "2.6.0",
                 "gpus": gpus,
                 "secure_erase": host.secure_erase,
+                "ignores_graceful": host.ignores_graceful,
             })
         })
         .collect();
@@ -295,6 +299,19 @@ impl Emulator {
             (Some(true), Some(image)) => Some(image.to_owned()),
             _ => None,
         }
+    }
+
+    /// The reset types the BMC was asked for, oldest first.
+    pub async fn resets(&self, system: usize) -> Vec<String> {
+        let state = self.state(system).await;
+        state["resets"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// `On` or `Off`; the fake driver applies a reset 1–11 s after it is
