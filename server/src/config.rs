@@ -48,6 +48,11 @@ pub struct Config {
     /// so without this it refuses to start anywhere but 127.0.0.1/localhost.
     #[arg(long, env = "ALLOW_DEVELOPMENT_OFF_LOOPBACK", default_value_t = false, action = clap::ArgAction::Set)]
     pub allow_development_off_loopback: bool,
+    /// Where Prometheus scrapes `/metrics` (`127.0.0.1:9464`, or the
+    /// management network's address). Production never serves it on
+    /// `LISTEN_ADDR`; development serves it there too (loopback only).
+    #[arg(long, env = "METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
     /// Folder with the built site (CSS, icons, wasm), as cargo-leptos writes it.
     #[arg(long, env = "LEPTOS_SITE_ROOT", default_value = "target/site")]
     pub site_root: PathBuf,
@@ -360,6 +365,7 @@ impl Config {
             public_base_url: "http://127.0.0.1".to_owned(),
             environment: Environment::Development,
             allow_development_off_loopback: false,
+            metrics_addr: None,
             site_root: PathBuf::from("target/site"),
             smtp_url: None,
             client_ip_header: None,
@@ -447,8 +453,25 @@ impl Config {
         self.environment == Environment::Development
     }
 
+    /// Development mode kept to this machine: it refuses proxied requests
+    /// (a reverse proxy in front of it means it is public after all).
+    pub fn development_on_loopback_only(&self) -> bool {
+        self.development() && !self.allow_development_off_loopback
+    }
+
     /// A forgotten `APP_ENV` must not put development mode on the internet.
     pub fn check_safe_to_serve(&self) -> anyhow::Result<()> {
+        if self.development()
+            && !self.allow_development_off_loopback
+            && !self.listen_addr.ip().is_loopback()
+        {
+            anyhow::bail!(
+                "refusing to listen on {} in development mode (insecure cookies, no HSTS, a public \
+                 sealing key, demo hosts): set APP_ENV=production, or \
+                 ALLOW_DEVELOPMENT_OFF_LOOPBACK=true for a demo",
+                self.listen_addr
+            );
+        }
         if self.development()
             && !self.allow_development_off_loopback
             && !is_loopback_url(&self.public_base_url)

@@ -57,6 +57,8 @@ pub struct Application {
     port: u16,
     listener: TcpListener,
     router: Router,
+    /// `METRICS_ADDR`'s listener, serving `/metrics` only.
+    metrics: Option<(TcpListener, Router)>,
     pub state: Arc<AppState>,
 }
 
@@ -212,10 +214,28 @@ impl Application {
             .local_addr()
             .context("reading the bound port")?
             .port();
+        let metrics = match config.metrics_addr {
+            Some(addr) => {
+                let listener = TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("binding METRICS_ADDR {addr}"))?;
+                let router = Router::new()
+                    .route("/metrics", get(health::metrics))
+                    .with_state(state.clone());
+                Some((listener, router))
+            }
+            None => {
+                if !config.development() {
+                    tracing::warn!("no METRICS_ADDR: /metrics is not served");
+                }
+                None
+            }
+        };
         Ok(Application {
             port,
             listener,
             router,
+            metrics,
             state,
         })
     }
@@ -226,12 +246,29 @@ impl Application {
 
     /// Serves until SIGINT/SIGTERM, then finishes in-flight requests.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        if let Some((listener, router)) = self.metrics {
+            let mut stopped = stopped.clone();
+            tokio::spawn(async move {
+                let served = axum::serve(listener, router)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.wait_for(|s| *s).await;
+                    })
+                    .await;
+                if let Err(error) = served {
+                    tracing::error!(%error, "serving /metrics failed");
+                }
+            });
+        }
         axum::serve(
             self.listener,
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            let _ = stop.send(true);
+        })
         .await
         .context("serving HTTP")
     }
@@ -387,13 +424,19 @@ fn router(state: Arc<AppState>) -> Router {
         let path = format!("/{file}");
         router = router.route_service(&path, ServeFile::new(state.config.site_root.join(file)));
     }
+    if state.config.development() {
+        // Development stays on this machine (`Config::check_safe_to_serve`):
+        // its metrics may be on the public listener. Production serves them
+        // only on METRICS_ADDR.
+        router = router.route("/metrics", get(health::metrics));
+    }
+    let loopback_only = state.config.development_on_loopback_only();
     router
         .route("/", get(lang::root))
         .route("/{lang}/", get(lang::trailing_slash))
         .route("/stripe/webhook", post(crate::http::stripe::webhook))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
-        .route("/metrics", get(health::metrics))
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
         .merge(islands)
@@ -414,6 +457,9 @@ fn router(state: Arc<AppState>) -> Router {
         // Machines only (BMCs, booted installers): ranges of raw bytes,
         // never compressed, no session.
         .merge(crate::http::fleet_boots::router())
+        .layer(from_fn(move |req, next| {
+            headers::refuse_proxied_development(loopback_only, req, next)
+        }))
         .with_state(state)
 }
 

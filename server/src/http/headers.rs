@@ -93,3 +93,29 @@ pub async fn record_metrics(
         .observe(started.elapsed().as_secs_f64());
     response
 }
+
+/// Development mode refuses requests a reverse proxy forwarded: behind
+/// one it is public after all, with development's insecure cookies, public
+/// sealing key and demo hosts (`ALLOW_DEVELOPMENT_OFF_LOOPBACK` permits a
+/// deliberate demo). The answer names the fix, in both languages.
+pub async fn refuse_proxied_development(loopback_only: bool, req: Request, next: Next) -> Response {
+    let proxied = ["forwarded", "x-forwarded-for", "x-real-ip"]
+        .iter()
+        .any(|name| req.headers().contains_key(*name));
+    if loopback_only && proxied {
+        tracing::error!("a proxied request reached development mode; refused");
+        let body =
+            "This server runs in development mode and refuses requests forwarded by a proxy. \
+            Set APP_ENV=production, or ALLOW_DEVELOPMENT_OFF_LOOPBACK=true for a demo.\n\
+            此服务器以开发模式运行，拒绝经代理转发的请求。请设置 APP_ENV=production；\
+            如用于演示，请设置 ALLOW_DEVELOPMENT_OFF_LOOPBACK=true。\n";
+        let mut response = Response::new(axum::body::Body::from(body));
+        *response.status_mut() = http::StatusCode::FORBIDDEN;
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        return response;
+    }
+    next.run(req).await
+}

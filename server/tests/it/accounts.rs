@@ -628,6 +628,9 @@ mod behind_a_proxy {
     async fn address_limits_follow_the_forwarded_client(db: TestDb) {
         let app = TestApp::spawn_configured(db, Clock::system(), |config| {
             config.client_ip_header = Some("x-forwarded-for".to_owned());
+            // Behind a balancer, as production is: development mode is
+            // allowed off loopback for this test.
+            config.allow_development_off_loopback = true;
         })
         .await;
         let b = app.browser();

@@ -18,6 +18,8 @@ on_both_databases!(
     records_past_their_retention_are_purged_and_the_audit_log_stays,
     a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row,
     development_mode_refuses_a_public_address,
+    development_mode_refuses_requests_a_proxy_forwarded,
+    production_serves_metrics_only_on_their_own_address,
     parallel_password_guesses_face_the_limit
 );
 
@@ -340,6 +342,72 @@ async fn development_mode_refuses_a_public_address(db: TestDb) {
         "{out}"
     );
     assert!(out.contains("APP_ENV=production"), "{out}");
+    // A loopback URL does not make listening on every interface safe.
+    let (ok, out) = app.ops_env(
+        &["serve"],
+        &[
+            ("PUBLIC_BASE_URL", "http://127.0.0.1:3000"),
+            ("LISTEN_ADDR", "0.0.0.0:0"),
+        ],
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("refusing to listen on 0.0.0.0:0 in development mode"),
+        "{out}"
+    );
+    app.finish().await;
+}
+
+/// A reverse proxy in front of development mode makes it public after
+/// all: what a proxy forwarded is refused, saying why in both languages.
+async fn development_mode_refuses_requests_a_proxy_forwarded(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    assert_eq!(app.get("/en").await.status, 200);
+    for header in ["x-forwarded-for", "forwarded", "x-real-ip"] {
+        let refused = app
+            .client
+            .get(format!("{}/en", app.base))
+            .header(header, "for=203.0.113.9")
+            .send()
+            .await
+            .expect("a request");
+        assert_eq!(refused.status().as_u16(), 403, "{header}");
+        let text = refused.text().await.unwrap_or_default();
+        assert!(
+            text.contains("APP_ENV=production") && text.contains("开发模式"),
+            "{text}"
+        );
+    }
+    app.finish().await;
+}
+
+/// Production's metrics (job counts, held Stripe events, stock) are for
+/// Prometheus on the management network: `METRICS_ADDR`, never the public
+/// listener.
+async fn production_serves_metrics_only_on_their_own_address(db: TestDb) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let app = TestApp::spawn_configured(db, Clock::system(), |config| {
+        config.environment = server::config::Environment::Production;
+        config.secret_key = Some(server::config::Redacted("ab".repeat(32)));
+        config.seller_iban = "NL91 ABNA 0417 1643 00".to_owned();
+        config.seller_register = "Amsterdam Chamber of Commerce (KvK) 12345678".to_owned();
+        config.support_email = "support@gpu.host.example.net".to_owned();
+        config.metrics_addr = Some(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    })
+    .await;
+    assert_eq!(app.get("/metrics").await.status, 404);
+    let scraped = app
+        .client
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .send()
+        .await
+        .expect("scraping");
+    assert_eq!(scraped.status().as_u16(), 200);
+    let text = scraped.text().await.unwrap_or_default();
+    assert!(text.contains("gpu_stripe_events_held"), "{text}");
     app.finish().await;
 }
 

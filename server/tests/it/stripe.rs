@@ -1007,6 +1007,20 @@ async fn an_sla_credit_goes_onto_the_next_stripe_invoice(db: TestDb) {
     deliver_all(&app, &events, clock.now()).await;
     // The job ran once: a retry would not credit twice.
     assert_eq!(double.created("customer_balance_transaction"), 1);
+    // Finance sees the credit Stripe took off the invoice.
+    let number = invoice["number"].as_str().expect("a number").to_owned();
+    let billing = eventually(&app, &owner, "/en/billing", &number).await;
+    let row = billing
+        .split("<tr")
+        .find(|row| row.contains(&number))
+        .expect("the renewal's row");
+    let id = row
+        .split("href=\"/en/invoices/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("its page");
+    let page = strip_tags(&app.get_as(&owner, &format!("/en/invoices/{id}")).await.body);
+    assert!(page.contains("-€168.98"), "{page}");
     app.finish().await;
 }
 

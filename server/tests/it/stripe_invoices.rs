@@ -6,7 +6,10 @@ use crate::common::api::create_token;
 use crate::common::{strip_tags, TestDb};
 use crate::stripe::{deliver_all, env, paid_server, sign_in_again, stripe_app_with_clock};
 
-on_both_databases!(a_renewals_draft_is_never_shown_as_an_invoice);
+on_both_databases!(
+    a_renewals_draft_is_never_shown_as_an_invoice,
+    an_invoice_in_another_currency_waits_for_an_operator,
+);
 
 /// Reconciliation lists a customer's invoices while a renewal is still a
 /// draft at Stripe (Stripe finalizes about an hour after the period
@@ -99,5 +102,48 @@ async fn a_renewals_draft_is_never_shown_as_an_invoice(db: TestDb) {
     }
     assert!(shown, "the finalized renewal is listed as {number}");
     assert_eq!(double.out_of_shape(), Vec::<String>::new());
+    app.finish().await;
+}
+
+/// Our books are in euros: an invoice in dollars (made in the Dashboard)
+/// is not booked as euros but held for an operator, like an event in
+/// another API version.
+async fn an_invoice_in_another_currency_waits_for_an_operator(db: TestDb) {
+    let (app, double) = crate::stripe::stripe_app(db).await;
+    let (owner, _, server) = paid_server(
+        &app,
+        &double,
+        "owner@a.example",
+        "ams",
+        crate::stripe::now(),
+    )
+    .await;
+    app.wait_for_server(&owner, &server).await;
+    let mut dollars = double.invoice_for_subscription("sub_test_1")[0].clone();
+    dollars["id"] = serde_json::json!("in_test_usd");
+    dollars["number"] = serde_json::json!("USD-0001");
+    dollars["currency"] = serde_json::json!("usd");
+    let (id, body) = double.event_in_version(
+        "invoice.finalized",
+        dollars,
+        crate::common::stripe_double::API_VERSION,
+        crate::stripe::now(),
+    );
+    deliver_all(&app, &vec![(id.clone(), body)], crate::stripe::now()).await;
+    let staff = app.staff("finance@host.example").await;
+    let finance = crate::stripe::eventually(
+        &app,
+        &staff,
+        "/en/staff/finance",
+        &format!("data-held-event=\"{id}\""),
+    )
+    .await;
+    assert!(
+        strip_tags(&finance).contains("currency usd"),
+        "{}",
+        strip_tags(&finance)
+    );
+    let billing = app.get_as(&owner, "/en/billing").await.body;
+    assert!(!billing.contains("USD-0001"), "{}", strip_tags(&billing));
     app.finish().await;
 }

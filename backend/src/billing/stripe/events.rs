@@ -188,6 +188,25 @@ pub async fn apply(db: &Db, clock: &Clock, event_id: &str, attempts: i64) -> Out
 }
 
 async fn apply_inner(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<bool> {
+    match apply_stored(db, clock, event_id).await {
+        Err(error) => match error.downcast_ref::<mirror::HeldForOperator>() {
+            Some(held) => {
+                tracing::warn!(event = %event_id, reason = %held.0, "Stripe event held, not applied");
+                sqlx::query("update stripe_events set held_reason = $1 where id = $2")
+                    .bind(&held.0)
+                    .bind(event_id)
+                    .execute(&db.pool)
+                    .await
+                    .context("holding the event")?;
+                Ok(true)
+            }
+            None => Err(error),
+        },
+        applied => applied,
+    }
+}
+
+async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<bool> {
     let row = sqlx::query("select payload, processed_at from stripe_events where id = $1")
         .bind(event_id)
         .fetch_one(&db.pool)

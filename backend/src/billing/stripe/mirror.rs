@@ -327,6 +327,12 @@ async fn vat_rate(
     })
 }
 
+/// Something an event carries that only an operator can decide on (the
+/// event is held, as one in another API version is).
+#[derive(Debug, thiserror::Error)]
+#[error("held for an operator: {0}")]
+pub(crate) struct HeldForOperator(pub String);
+
 /// Mirrors a Stripe invoice into our invoices table.
 pub(super) async fn invoice(
     db: &Db,
@@ -341,6 +347,14 @@ pub(super) async fn invoice(
         .as_ref()
         .context("an invoice without an id")?
         .to_string();
+    if object.currency != stripe_types::Currency::EUR {
+        // Our books are in euros: an invoice in another currency (made in
+        // the Dashboard, or by a misconfigured price) waits for an operator.
+        return Err(anyhow::Error::new(HeldForOperator(format!(
+            "currency {}",
+            object.currency
+        ))));
+    }
     let status = invoice_status(object, kind);
     if status == "draft" {
         // Not an invoice yet: no number, no PDF, and Stripe may still
@@ -412,7 +426,7 @@ pub(super) async fn invoice(
                 "update invoices set status = $1, paid_at = coalesce($2, paid_at), \
                  due_at = case when $3 < due_at then $3 else due_at end, \
                  amount_due_cents = $4, hosted_url = coalesce($5, hosted_url), pdf_url = coalesce($6, pdf_url), \
-                 number = coalesce($7, number), updated_at = $8 where id = $9",
+                 number = coalesce($7, number), updated_at = $8, credit_cents = $10 where id = $9",
             )
             .bind(&status)
             .bind(paid_at)
@@ -423,6 +437,7 @@ pub(super) async fn invoice(
             .bind(object.number.as_deref())
             .bind(now)
             .bind(&id)
+            .bind(balance_applied(object))
             .execute(&mut **tx)
             .await
             .context("updating the mirrored invoice")?;
@@ -480,6 +495,14 @@ async fn ask_for_payment(
         jobs::enqueue(tx, jobs::JobKind::StripeInvoicePayment, stripe_id, now, now).await?;
     }
     Ok(())
+}
+
+/// The customer's credit (a negative Stripe balance: our SLA credits)
+/// Stripe took off this invoice: what finance sees as its credit.
+fn balance_applied(object: &Invoice) -> i64 {
+    object
+        .ending_balance
+        .map_or(0, |end| (end - object.starting_balance).max(0))
 }
 
 struct Mirrored {
@@ -556,7 +579,7 @@ async fn insert_invoice(
          credit_cents, amount_due_cents, customer_name, customer_address, customer_country, customer_vat_id, \
          billing_method, payment_reference, stripe_invoice_id, hosted_url, pdf_url, created_at, updated_at, \
          stripe_subscription_id) \
-         values ($1, $2, $3, $4, 'EUR', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, $15, $16, $22, $23, $24, \
+         values ($1, $2, $3, $4, 'EUR', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $25, $15, $16, $22, $23, $24, \
          'stripe', $17, $17, $18, $19, $20, $20, $21)",
     )
     .bind(&id)
@@ -601,6 +624,7 @@ async fn insert_invoice(
     .bind(&address_text)
     .bind(&country)
     .bind(vat_id.as_deref())
+    .bind(balance_applied(object))
     .execute(&mut **tx)
     .await
     .context("mirroring the invoice")?;
