@@ -90,6 +90,8 @@ pub struct Orders {
     pub server_addons: &'static str,
     pub server_none: &'static str,
     pub server_keys: &'static str,
+    pub server_host_keys: &'static str,
+    pub server_host_keys_hint: &'static str,
     pub server_root_password_note: &'static str,
     pub server_reveal: &'static str,
     pub server_password_title: &'static str,

@@ -116,6 +116,8 @@ pub static ORDERS_EN: Orders = Orders {
     server_term_note: "The term starts when the server is running.",
     server_addons: "Add-ons",
     server_none: "None",
+    server_host_keys: "SSH host key fingerprints",
+    server_host_keys_hint: "Your first ssh login asks you to trust the server’s key: the fingerprint it shows must be one of these. If it is not, don’t connect, and tell support.",
     server_keys: "SSH keys installed",
     server_root_password_note: "No SSH key was given: root logs in with a generated password, which you can see once.",
     server_reveal: "Show the root password",

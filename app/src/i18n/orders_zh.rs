@@ -117,6 +117,8 @@ pub static ORDERS_ZH: Orders = Orders {
     server_term_note: "服务器开始运行时计费期限才开始。",
     server_addons: "附加服务",
     server_none: "无",
+    server_host_keys: "SSH 主机密钥指纹",
+    server_host_keys_hint: "首次通过 ssh 登录时，会请您确认服务器的密钥：它显示的指纹必须是以下之一。如果不是，请不要连接，并告知支持团队。",
     server_keys: "已安装的 SSH 密钥",
     server_root_password_note: "没有提供 SSH 密钥：root 使用生成的密码登录，该密码只能查看一次。",
     server_reveal: "显示 root 密码",

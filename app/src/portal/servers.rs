@@ -39,6 +39,9 @@ pub struct ServerRow {
     pub addons: Vec<String>,
     /// (fingerprint, comment or name)
     pub ssh_keys: Vec<(String, String)>,
+    /// The server's own SSH host keys as (type, `SHA256:` fingerprint),
+    /// to check on the first login.
+    pub host_keys: Vec<(String, String)>,
     pub ipv4: Option<String>,
     pub ipv6: Option<String>,
     pub has_secret: bool,
@@ -176,6 +179,18 @@ pub fn ServerDetailPage() -> impl IntoView {
             .collect_view();
         view! { <ul class="plain">{items}</ul> }.into_any()
     };
+    let host_keys = (!s.host_keys.is_empty()).then(|| {
+        let items = s
+            .host_keys
+            .iter()
+            .map(|(kind, fp)| view! { <li>{kind.clone()}" "<code class="fingerprint" data-testid="host-key">{fp.clone()}</code></li> })
+            .collect_view();
+        view! {
+            <h2>{o.server_host_keys}</h2>
+            <p class="hint">{o.server_host_keys_hint}</p>
+            <ul class="plain">{items}</ul>
+        }
+    });
     let events = view
         .events
         .iter()
@@ -280,6 +295,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                 <availability::Availability lang availability=view.availability sla=view.sla.clone() />
                 <h2>{o.server_keys}</h2>
                 {keys}
+                {host_keys}
                 {reveal}
                 {(!failed).then(|| view! {
                     <h2>{o.server_rename}</h2>

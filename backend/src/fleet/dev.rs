@@ -110,6 +110,22 @@ impl Fleet for DevFleet {
         ))
     }
 
+    /// A simulated install has an ed25519 host key of its own: its public
+    /// half derived from the host and the install, so every install (and
+    /// every rebuild elsewhere) shows a new fingerprint, as a real one does.
+    async fn host_keys(&self, host: &str, install_key: &str) -> Result<Vec<String>, FleetError> {
+        use base64::Engine;
+        use sha2::Digest;
+        let public = sha2::Sha256::digest(format!("dev host key {host} {install_key}"));
+        let mut blob = Vec::with_capacity(51);
+        blob.extend_from_slice(&11u32.to_be_bytes());
+        blob.extend_from_slice(b"ssh-ed25519");
+        blob.extend_from_slice(&32u32.to_be_bytes());
+        blob.extend_from_slice(&public);
+        let encoded = base64::engine::general_purpose::STANDARD.encode(blob);
+        Ok(vec![format!("ssh-ed25519 {encoded} root@{host}")])
+    }
+
     async fn power(&self, host: &str, _action: PowerAction) -> Result<(), FleetError> {
         tokio::time::sleep(self.step_delay).await;
         if self.faulty_hosts.contains(host) {

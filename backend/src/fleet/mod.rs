@@ -202,6 +202,14 @@ pub trait Fleet: Send + Sync {
 
     async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError>;
 
+    /// The SSH host keys (OpenSSH public key lines) the system installed
+    /// by `install_key` reported, so the customer can check the server's
+    /// fingerprint on their first login; none if the Fleet cannot know.
+    async fn host_keys(&self, host: &str, install_key: &str) -> Result<Vec<String>, FleetError> {
+        let _ = (host, install_key);
+        Ok(Vec::new())
+    }
+
     /// Cuts (or restores) a host's public network and console access, for
     /// a suspension; the machine and its disks keep running.
     async fn set_network(&self, host: &str, enabled: bool) -> Result<(), FleetError>;

@@ -62,6 +62,8 @@ pub struct Server {
     pub cancelled_at: Option<i64>,
     /// Paid through Stripe: its subscription.
     pub stripe_subscription_id: Option<String>,
+    /// The SSH host keys the installed system reported (OpenSSH lines).
+    pub host_keys: Vec<String>,
     /// Stripe's `billing_cycle_anchor`: its periods, and so the term ends,
     /// are counted from it (not from when the server first ran).
     pub billing_anchor: Option<i64>,
@@ -70,7 +72,7 @@ pub struct Server {
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
-    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor";
+    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys";
 
 impl Server {
     /// What its terms are counted from: Stripe's billing anchor when Stripe
@@ -108,6 +110,10 @@ impl Server {
             cancelled_at: r.try_get("cancelled_at")?,
             stripe_subscription_id: r.try_get("stripe_subscription_id")?,
             billing_anchor: r.try_get("billing_anchor")?,
+            host_keys: r
+                .try_get::<Option<String>, _>("host_keys")?
+                .map(|k| k.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
         })
     }
 }

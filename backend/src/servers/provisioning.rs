@@ -92,6 +92,20 @@ impl Runner {
                 ));
             }
         }
+        // What the customer's first `ssh` will be asked to trust.
+        if let Some(host) = server.host_name.as_deref() {
+            match self.fleet.host_keys(host, &spec.install_key).await {
+                Ok(keys) => {
+                    sqlx::query("update servers set host_keys = $1 where id = $2")
+                        .bind(keys.join("\n"))
+                        .bind(&server.id)
+                        .execute(&self.db.pool)
+                        .await
+                        .context("recording the host keys")?;
+                }
+                Err(error) => tracing::warn!(server = %server.id, %error, "no host keys"),
+            }
+        }
         self.finish(&server).await?;
         Ok(Outcome::Done)
     }

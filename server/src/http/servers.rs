@@ -55,6 +55,19 @@ fn overdue_view(o: Overdue, sees_money: bool) -> OverdueView {
     }
 }
 
+/// (type, fingerprint) of each host key a server reported, as `ssh`
+/// shows them on a first login (`ED25519 key fingerprint is SHA256:…`).
+pub(crate) fn host_key_fingerprints(keys: &[String]) -> Vec<(String, String)> {
+    keys.iter()
+        .filter_map(|k| backend::ssh_keys::parse(k).ok())
+        .map(|k| {
+            let kind = k.openssh.split(' ').next().unwrap_or_default();
+            let kind = kind.strip_prefix("ssh-").unwrap_or(kind).to_uppercase();
+            (kind, k.fingerprint)
+        })
+        .collect()
+}
+
 fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
     let ssh_keys = s
         .ssh_keys
@@ -79,6 +92,7 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         os_image: s.os_image,
         addons: s.addons,
         ssh_keys,
+        host_keys: host_key_fingerprints(&s.host_keys),
         ipv4: s.ipv4,
         ipv6: s.ipv6,
         has_secret: s.has_secret,

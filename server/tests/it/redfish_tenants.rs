@@ -10,6 +10,10 @@ use std::time::Duration;
 
 on_both_databases!(a_host_whose_os_ignores_acpi_is_forced_off_before_each_boot);
 
+/// What the installed system's sshd reports as its ed25519 host key.
+const HOST_KEY: &str =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGRL3uC0nQqBSpcx0hTOnmA9L9YJ1dDQ1c3X0X8mEpVw root@next-tenant";
+
 /// Installed and later wiped: each boot of ours starts with `ForceOff`
 /// seen through (`Off`), then `On` with our media in the drive; no
 /// graceful request is ever what a boot relies on.
@@ -40,12 +44,16 @@ async fn a_host_whose_os_ignores_acpi_is_forced_off_before_each_boot(db: TestDb)
         serde_json::json!({ "phase": "started" }),
         serde_json::json!({ "phase": "imaged" }),
         serde_json::json!({ "phase": "network", "ipv4": "203.0.113.41", "ipv6": "2001:db8:41::2" }),
-        serde_json::json!({ "phase": "keys", "host_keys": [] }),
+        serde_json::json!({ "phase": "keys", "host_keys": [HOST_KEY] }),
         serde_json::json!({ "phase": "done" }),
     ] {
         assert_eq!(rig.report(&media, phase).await, 200);
     }
     assert_eq!(app.wait_for_server(&owner, &id).await["state"], "running");
+    // The key the installer reported is what the customer checks.
+    let reported = backend::ssh_keys::parse(HOST_KEY).expect("a host key");
+    let page = app.get_as(&owner, &format!("/en/servers/{id}")).await.body;
+    assert!(page.contains(&reported.fingerprint), "{page}");
 
     // The rental ends: off again, forced, before the wipe image boots.
     let term_end = app.cancel_at_term_end(&owner, &id, "next-tenant").await;

@@ -5,12 +5,14 @@
 //! suspension on the page and in the list, with the invoice only for
 //! members who see money.
 
+use crate::common::api::create_token;
 use crate::common::{server_id, strip_tags, TestApp, TestDb, PASSWORD};
 
 on_both_databases!(
     cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners,
     a_restore_lands_on_its_progress_and_a_snapshot_on_its_section,
     an_overdue_invoice_shows_the_suspension_date_on_the_page_and_the_list,
+    the_host_key_fingerprints_are_on_the_page_and_in_the_api,
 );
 
 /// 2026-11-10 00:00 UTC.
@@ -328,5 +330,40 @@ async fn an_overdue_invoice_shows_the_suspension_date_on_the_page_and_the_list(d
     assert!(strip_tags(&body).contains("is overdue: this server is suspended"));
     let list = strip_tags(&app.get_as(&owner, "/en/servers").await.body);
     assert!(list.contains("Suspended: invoice overdue"), "{list}");
+    app.finish().await;
+}
+
+/// The first `ssh` asks the customer to trust the server's key: the
+/// fingerprints the installed system reported are on its page (both
+/// languages) and in the API, to check it against.
+async fn the_host_key_fingerprints_are_on_the_page_and_in_the_api(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app
+        .place_order(&owner, "g-ada", "fra", &[("name", "keyed")])
+        .await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    let token = create_token(&app, &owner, "ci", &["read"]).await;
+    let api = app.api_get(&format!("/api/v1/servers/{id}"), &token).await;
+    assert_eq!(api.status, 200, "{}", api.body);
+    let keys = api.json()["host_keys"].clone();
+    assert_eq!(keys[0]["type"], "ED25519", "{keys}");
+    let fingerprint = keys[0]["fingerprint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        fingerprint.starts_with("SHA256:") && fingerprint.len() == 50,
+        "as ssh-keygen -l prints it: {fingerprint}"
+    );
+    let en = strip_tags(&app.get_as(&owner, &format!("/en/servers/{id}")).await.body);
+    assert!(en.contains("SSH host key fingerprints"), "{en}");
+    assert!(en.contains(&format!("ED25519 {fingerprint}")), "{en}");
+    let zh = strip_tags(&app.get_as(&owner, &format!("/zh/servers/{id}")).await.body);
+    assert!(
+        zh.contains("SSH 主机密钥指纹") && zh.contains(&fingerprint),
+        "{zh}"
+    );
     app.finish().await;
 }

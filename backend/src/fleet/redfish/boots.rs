@@ -149,6 +149,27 @@ pub(super) async fn of_install(
     row.as_ref().map(from_row).transpose()
 }
 
+/// The SSH host keys the install's boot reported (its `keys` phase).
+pub(super) async fn host_keys_of_install(
+    db: &Db,
+    host_id: &str,
+    install_key: &str,
+) -> anyhow::Result<Vec<String>> {
+    let keys: Option<Option<String>> = sqlx::query_scalar(
+        "select host_keys from fleet_boots where host_id = $1 and install_key = $2 \
+         order by started_at desc, id desc limit 1",
+    )
+    .bind(host_id)
+    .bind(install_key)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the install's host keys")?;
+    Ok(keys
+        .flatten()
+        .map(|k| k.lines().map(str::to_owned).collect())
+        .unwrap_or_default())
+}
+
 /// Starts a boot: any unfinished one of the host is abandoned (one runs at
 /// a time), and the new one's token is returned, once.
 pub(super) async fn start(

@@ -212,6 +212,13 @@ impl Fleet for RedfishFleet {
         self.step(host, step, spec).await
     }
 
+    async fn host_keys(&self, host: &str, install_key: &str) -> Result<Vec<String>, FleetError> {
+        let target = self.target(host).await?;
+        boots::host_keys_of_install(&self.db, &target.bmc.host_id, install_key)
+            .await
+            .map_err(|e| FleetError::Unavailable(format!("{host}: {e:#}")))
+    }
+
     async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError> {
         let action = match action {
             PowerAction::Reboot => HostPower::Reset,

@@ -53,6 +53,16 @@ pub fn routes() -> Vec<ApiRoute> {
 )]
 pub struct Doc;
 
+/// One SSH host key of a server.
+#[derive(Serialize, ToSchema)]
+pub struct HostKeyJson {
+    /// `ED25519`, `ECDSA-SHA2-NISTP256`, `RSA`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `SHA256:` and the base64 digest, as `ssh-keygen -l` prints it.
+    pub fingerprint: String,
+}
+
 /// A server as the API shows it.
 #[derive(Serialize, ToSchema)]
 pub struct ServerJson {
@@ -78,6 +88,9 @@ pub struct ServerJson {
     pub cancel_at: Option<String>,
     /// The dates a cancellation may be scheduled for (term ends).
     pub cancellable_at: Vec<String>,
+    /// The server's SSH host keys, as `ssh` shows them on a first login:
+    /// check the one it asks you to trust against these.
+    pub host_keys: Vec<HostKeyJson>,
     /// Only on `GET /servers/{id}`: the last readings while it runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<TelemetryJson>,
@@ -108,6 +121,10 @@ pub fn server_json(s: Server) -> ServerJson {
         renews_at: s.renews_at.map(format_iso),
         cancel_at: s.cancel_at.map(format_iso),
         cancellable_at: cancellable_at.into_iter().map(format_iso).collect(),
+        host_keys: crate::http::servers::host_key_fingerprints(&s.host_keys)
+            .into_iter()
+            .map(|(kind, fingerprint)| HostKeyJson { kind, fingerprint })
+            .collect(),
         telemetry: None,
         health: None,
         id: s.id,
