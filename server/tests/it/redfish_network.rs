@@ -15,9 +15,9 @@ fn switch_hook(dir: &TempDir) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = PathBuf::from(&dir.path).join("switch-hook");
     let script = format!(
-        "#!/bin/sh\necho \"$@\" >> '{}/calls'\n\
+        "#!/bin/sh\necho \"$@\" >> '{}/calls'\nenv > '{}/env'\n\
          if [ \"$2\" = broken-host ]; then echo 'Eth1/7: NETCONF session refused' >&2; exit 3; fi\n",
-        dir.path
+        dir.path, dir.path
     );
     std::fs::write(&path, script).expect("writing the hook");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
@@ -51,6 +51,15 @@ async fn the_switch_hook_cuts_and_restores_the_public_network(db: TestDb) {
         .expect("the port is back");
     let calls = std::fs::read_to_string(format!("{}/calls", dir.path)).expect("the hook's log");
     assert_eq!(calls, "disable fra-g-l40s-001\nenable fra-g-l40s-001\n");
+    // It runs with a cleared environment: none of ours (the test runner's
+    // CARGO_* here, the database URL and keys in production) reaches it.
+    let env = std::fs::read_to_string(format!("{}/env", dir.path)).expect("the hook's env");
+    assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
+    assert!(
+        !env.lines()
+            .any(|l| l.starts_with("CARGO_") || l.starts_with("DATABASE_URL=")),
+        "{env}"
+    );
     // A refusing switch: the job retries, and says what the switch said.
     match hooked.set_network("broken-host", false).await {
         Err(FleetError::Unavailable(why)) => {

@@ -191,6 +191,21 @@ impl RedfishFleet {
     }
 }
 
+/// A program of the operator's (console clients, the network hook) with a
+/// clean environment: ours holds the database URL, `SECRET_KEY` and
+/// payment keys, none of them the program's business. No `DISPLAY`
+/// either: ssh would then look for a graphical askpass.
+pub(super) fn clean_command(path: &std::path::Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(path);
+    command.env_clear();
+    for name in ["PATH", "HOME", "LANG", "TZ"] {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command
+}
+
 #[async_trait]
 impl Fleet for RedfishFleet {
     /// Both need software on the customer's machine (the host agent in the

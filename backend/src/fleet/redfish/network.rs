@@ -26,7 +26,9 @@ impl RedfishFleet {
             };
         };
         let verb = if enabled { "enable" } else { "disable" };
-        let run = tokio::process::Command::new(hook)
+        // Like the console programs: the hook sees its arguments, not our
+        // database URL or keys.
+        let run = super::clean_command(hook)
             .arg(verb)
             .arg(host)
             .kill_on_drop(true)

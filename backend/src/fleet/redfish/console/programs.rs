@@ -100,19 +100,7 @@ impl RedfishFleet {
     }
 }
 
-/// A console program with a clean environment: ours holds the database
-/// URL, `SECRET_KEY` and payment keys, none of them the program's business.
-/// No `DISPLAY` either: ssh would then look for a graphical askpass.
-fn console_program(path: &Path) -> Command {
-    let mut command = Command::new(path);
-    command.env_clear();
-    for name in ["PATH", "HOME", "LANG", "TZ"] {
-        if let Some(value) = std::env::var_os(name) {
-            command.env(name, value);
-        }
-    }
-    command
-}
+use super::super::clean_command as console_program;
 
 /// `UserKnownHostsFile=<absolute path>`, its folder made if missing.
 /// Absolute, because a relative file would follow the program's working
