@@ -46,22 +46,7 @@ pub async fn hold_at_least(
     if current >= until {
         return Ok(Some(current));
     }
-    sqlx::query(
-        "update orders set hold_expires_at = $1, updated_at = $2 where id = $3 and state = 'held'",
-    )
-    .bind(until)
-    .bind(now)
-    .bind(order_id)
-    .execute(&mut *tx)
-    .await
-    .context("extending the order's hold")?;
-    sqlx::query("update hosts set hold_expires_at = $1, updated_at = $2 where order_id = $3 and state = 'held'")
-        .bind(until)
-        .bind(now)
-        .bind(order_id)
-        .execute(&mut *tx)
-        .await
-        .context("extending the host's hold")?;
+    extend_hold(&mut tx, order_id, until, now).await?;
     tx.commit().await.context("committing the hold")?;
     Ok(Some(until))
 }
@@ -172,27 +157,29 @@ pub async fn hold_while_settling(
     order_id: &str,
     now: i64,
 ) -> anyhow::Result<()> {
-    let until = now + SETTLING_HOLD_SECS;
-    sqlx::query(
-        "update orders set hold_expires_at = $1, updated_at = $2 where id = $3 and state = 'held' \
-         and hold_expires_at < $1",
-    )
-    .bind(until)
-    .bind(now)
-    .bind(order_id)
-    .execute(&mut **tx)
-    .await
-    .context("holding the order while its payment settles")?;
-    sqlx::query(
-        "update hosts set hold_expires_at = $1, updated_at = $2 where order_id = $3 and state = 'held' \
-         and hold_expires_at < $1",
-    )
-    .bind(until)
-    .bind(now)
-    .bind(order_id)
-    .execute(&mut **tx)
-    .await
-    .context("holding the host while its payment settles")?;
+    extend_hold(tx, order_id, now + SETTLING_HOLD_SECS, now).await
+}
+
+/// Moves a held order's hold, and its host's, out to `until` (never
+/// nearer).
+async fn extend_hold(
+    tx: &mut Transaction<'_, Any>,
+    order_id: &str,
+    until: i64,
+    now: i64,
+) -> anyhow::Result<()> {
+    for (table, key) in [("orders", "id"), ("hosts", "order_id")] {
+        sqlx::query(&format!(
+            "update {table} set hold_expires_at = $1, updated_at = $2 \
+             where {key} = $3 and state = 'held' and hold_expires_at < $1"
+        ))
+        .bind(until)
+        .bind(now)
+        .bind(order_id)
+        .execute(&mut **tx)
+        .await
+        .with_context(|| format!("extending the hold in {table}"))?;
+    }
     Ok(())
 }
 

@@ -92,6 +92,11 @@ pub(crate) async fn deliver(
     secret: &str,
 ) -> (u16, String) {
     let signature = Webhook::generate_test_header(body, secret, Some(timestamp));
+    post_webhook(app, body, &signature).await
+}
+
+/// Posts `body` to our webhook with `stripe-signature: signature`.
+pub(crate) async fn post_webhook(app: &TestApp, body: &str, signature: &str) -> (u16, String) {
     let response = app
         .client
         .post(format!("{}/stripe/webhook", app.base))
@@ -103,6 +108,14 @@ pub(crate) async fn deliver(
         .expect("delivering a webhook");
     let status = response.status().as_u16();
     (status, response.text().await.unwrap_or_default())
+}
+
+/// Where a subscription's current period ends at Stripe.
+pub(crate) fn period_end_of(double: &StripeDouble, subscription: &str) -> i64 {
+    double
+        .object(subscription)
+        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
+        .expect("the period's end")
 }
 
 pub(crate) async fn deliver_all(app: &TestApp, events: &Events, at: i64) {

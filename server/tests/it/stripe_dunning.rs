@@ -5,7 +5,7 @@
 
 use crate::common::{strip_tags, TestDb};
 use crate::stripe::{
-    deliver_all, env, eventually, now, paid_server, sign_in_again, stripe_app,
+    deliver_all, env, eventually, now, paid_server, period_end_of, sign_in_again, stripe_app,
     stripe_app_with_clock,
 };
 use std::time::Duration;
@@ -27,10 +27,7 @@ async fn an_invoice_given_up_on_is_unpaid_until_it_is_paid(db: TestDb) {
     let (owner, _, server) = paid_server(&app, &double, "owner@a.example", "ams", start).await;
     app.wait_for_server(&owner, &server).await;
     let page = format!("/en/servers/{server}");
-    let end = double
-        .object("sub_test_1")
-        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
-        .expect("the period's end");
+    let end = period_end_of(&double, "sub_test_1");
     clock.advance(end - start + 60);
     double.set_now(clock.now());
     let events = double.renew("sub_test_1", clock.now(), false);
@@ -78,10 +75,7 @@ async fn stripe_giving_up_suspends_until_the_term_ends(db: TestDb) {
     let (owner, _, server) = paid_server(&app, &double, "owner@a.example", "ams", start).await;
     app.wait_for_server(&owner, &server).await;
     let page = format!("/en/servers/{server}");
-    let end = double
-        .object("sub_test_1")
-        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
-        .expect("the period's end");
+    let end = period_end_of(&double, "sub_test_1");
     clock.advance(end - start + 60);
     double.set_now(clock.now());
     deliver_all(
@@ -90,10 +84,7 @@ async fn stripe_giving_up_suspends_until_the_term_ends(db: TestDb) {
         clock.now(),
     )
     .await;
-    let term_end = double
-        .object("sub_test_1")
-        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
-        .expect("the unpaid term's end");
+    let term_end = period_end_of(&double, "sub_test_1");
     clock.advance(3 * 86_400);
     double.set_now(clock.now());
     deliver_all(

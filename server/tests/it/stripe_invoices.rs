@@ -4,7 +4,9 @@
 
 use crate::common::api::create_token;
 use crate::common::{strip_tags, TestDb};
-use crate::stripe::{deliver_all, env, paid_server, sign_in_again, stripe_app_with_clock};
+use crate::stripe::{
+    deliver_all, env, paid_server, period_end_of, sign_in_again, stripe_app_with_clock,
+};
 
 on_both_databases!(
     a_renewals_draft_is_never_shown_as_an_invoice,
@@ -23,10 +25,7 @@ async fn a_renewals_draft_is_never_shown_as_an_invoice(db: TestDb) {
     let (owner, _, server) = paid_server(&app, &double, "owner@a.example", "ams", start).await;
     app.wait_for_server(&owner, &server).await;
     let books = create_token(&app, &owner, "books", &["billing:read"]).await;
-    let period_end = double
-        .object("sub_test_1")
-        .and_then(|s| s["items"]["data"][0]["current_period_end"].as_i64())
-        .expect("the period's end");
+    let period_end = period_end_of(&double, "sub_test_1");
 
     clock.advance(period_end - start + 60);
     double.set_now(clock.now());

@@ -4,7 +4,7 @@
 
 use crate::common::stripe_double::StripeDouble;
 use crate::common::{TestApp, TestDb};
-use crate::stripe::{env, eventually, now};
+use crate::stripe::{env, eventually, now, post_webhook};
 use stripe_webhook::Webhook;
 
 on_both_databases!(a_rolled_secret_is_accepted_and_stored_events_apply_after_it);
@@ -21,20 +21,6 @@ fn signed_by(body: &str, secrets: &[&str], at: i64) -> String {
         header.push_str(&format!(",v1={v1}"));
     }
     header
-}
-
-async fn post(app: &TestApp, body: &str, header: &str) -> (u16, String) {
-    let response = app
-        .client
-        .post(format!("{}/stripe/webhook", app.base))
-        .header("stripe-signature", header)
-        .header("content-type", "application/json")
-        .body(body.to_owned())
-        .send()
-        .await
-        .expect("delivering a webhook");
-    let status = response.status().as_u16();
-    (status, response.text().await.unwrap_or_default())
 }
 
 /// The replica runs with the new secret and the previous one. An event
@@ -68,7 +54,7 @@ async fn a_rolled_secret_is_accepted_and_stored_events_apply_after_it(db: TestDb
     );
     let at = now();
     assert_eq!(
-        post(
+        post_webhook(
             &app,
             &old_version,
             &signed_by(&old_version, &["whsec_someone_else"], at)
@@ -77,7 +63,7 @@ async fn a_rolled_secret_is_accepted_and_stored_events_apply_after_it(db: TestDb
         (400, "bad signature".to_owned())
     );
     assert_eq!(
-        post(
+        post_webhook(
             &app,
             &old_version,
             &signed_by(&old_version, &[OLD_SECRET], at)
@@ -86,7 +72,7 @@ async fn a_rolled_secret_is_accepted_and_stored_events_apply_after_it(db: TestDb
         (200, "Held".to_owned())
     );
     for (id, body) in &paid[1..] {
-        let answer = post(
+        let answer = post_webhook(
             &app,
             body,
             &signed_by(body, &["whsec_someone_else", OLD_SECRET, NEW_SECRET], at),

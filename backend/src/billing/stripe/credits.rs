@@ -10,7 +10,6 @@
 
 use anyhow::Context;
 use sqlx::Row;
-use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};
 use stripe_core::customer_balance_transaction::CreateCustomerCustomerBalanceTransaction;
 use stripe_core::refund::{CreateRefund, CreateRefundReason, ListRefund};
 
@@ -232,17 +231,8 @@ async fn refundable(
     stripe_invoice_id: &str,
     intent: &str,
 ) -> anyhow::Result<i64> {
-    let payments = client
-        .send(
-            &ListInvoicePayment::new()
-                .invoice(stripe_invoice_id)
-                .status(ListInvoicePaymentStatus::Paid)
-                .limit(10),
-            None,
-        )
-        .await?;
-    let paid: i64 = payments
-        .data
+    let paid: i64 = super::payments::paid_payments(client, stripe_invoice_id)
+        .await?
         .iter()
         .map(|p| p.amount_paid.unwrap_or(0))
         .sum();

@@ -100,12 +100,12 @@ pub(super) async fn invoice_payment_paid(
     }
 }
 
-/// Asks Stripe which payment intent paid an invoice (`None`: nothing was
-/// paid by a payment intent, e.g. a zero total or an out-of-band payment).
-async fn paying_intent(
+/// An invoice's paid payments, as Stripe lists them (webhooks and plain
+/// retrievals never carry them).
+pub(super) async fn paid_payments(
     client: &StripeClient,
     stripe_invoice_id: &str,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Vec<InvoicePayment>> {
     let payments = client
         .send(
             &ListInvoicePayment::new()
@@ -115,7 +115,17 @@ async fn paying_intent(
             None,
         )
         .await?;
-    Ok(payments.data.iter().find_map(paid_intent))
+    Ok(payments.data)
+}
+
+/// Asks Stripe which payment intent paid an invoice (`None`: nothing was
+/// paid by a payment intent, e.g. a zero total or an out-of-band payment).
+async fn paying_intent(
+    client: &StripeClient,
+    stripe_invoice_id: &str,
+) -> anyhow::Result<Option<String>> {
+    let payments = paid_payments(client, stripe_invoice_id).await?;
+    Ok(payments.iter().find_map(paid_intent))
 }
 
 /// Job (`JobKind::StripeInvoicePayment`): a paid invoice was mirrored
