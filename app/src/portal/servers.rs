@@ -87,13 +87,15 @@ pub struct ServerDetailView {
 }
 
 /// Events whose detail means something to the customer (a name, a
-/// reason, a time); the rest carry ids or staff addresses, or nothing.
+/// reason, a time); the rest carry ids or staff addresses, or nothing. A
+/// host fault's detail quotes the BMC, whose answers are untrusted input
+/// and internal: it is in the host's history for staff, and the customer
+/// sees the translated event alone.
 fn shows_detail(kind: &str) -> bool {
     matches!(
         kind,
         "renamed"
             | "provisioning.moved"
-            | "host.fault"
             | "host.degraded"
             | "maintenance.proposed"
             | "maintenance.counter"

@@ -204,13 +204,16 @@ impl Fleet for DevFleet {
         &self,
         host: &str,
         kind: ConsoleKind,
-    ) -> Result<std::net::SocketAddr, FleetError> {
+    ) -> Result<super::ConsoleEndpoint, FleetError> {
         if self.faulty_hosts.contains(host) {
             return Err(FleetError::HostFault(format!("{host}: BMC did not answer")));
         }
+        // The simulated BMC stands for one on the management network,
+        // which serves its consoles without a bridge key.
         self.bmc
             .endpoint(host, kind)
             .await
+            .map(|addr| super::ConsoleEndpoint { addr, key: None })
             .map_err(|e| FleetError::Unavailable(format!("{host}: BMC console: {e}")))
     }
 

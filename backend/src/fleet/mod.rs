@@ -123,6 +123,17 @@ impl PowerAction {
     }
 }
 
+/// Where a console is served, as the tunnel connects to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleEndpoint {
+    pub addr: std::net::SocketAddr,
+    /// The one-time key of a bridge on this machine's loopback, which any
+    /// local process can reach: the tunnel writes it, then `\n`, before
+    /// anything else, and a connection without it gets nothing. `None`
+    /// for a console the BMC serves itself.
+    pub key: Option<String>,
+}
+
 /// A snapshot restore is written back in this many parts.
 pub const RESTORE_PARTS: u32 = 10;
 
@@ -249,7 +260,7 @@ pub trait Fleet: Send + Sync {
         &self,
         host: &str,
         kind: ConsoleKind,
-    ) -> Result<std::net::SocketAddr, FleetError>;
+    ) -> Result<ConsoleEndpoint, FleetError>;
 
     /// Readings of a host with `cards` GPUs from `from` to `to`, one every
     /// `step` seconds.

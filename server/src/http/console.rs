@@ -215,12 +215,24 @@ async fn websocket(
     upgrade.on_upgrade(move |socket| relay(state, opening, endpoint, socket))
 }
 
+/// Connects to the console, presenting the bridge's key first if it has
+/// one (a serial bridge on this machine serves only the tunnel with it).
+async fn connect(
+    endpoint: &backend::fleet::ConsoleEndpoint,
+) -> std::io::Result<tokio::net::TcpStream> {
+    let mut stream = tokio::net::TcpStream::connect(endpoint.addr).await?;
+    if let Some(key) = &endpoint.key {
+        stream.write_all(format!("{key}\n").as_bytes()).await?;
+    }
+    Ok(stream)
+}
+
 /// Relays bytes both ways until either side closes or the portal closes
 /// the console (signed out, suspended, cancelled, moved).
 async fn relay(
     state: Arc<AppState>,
     opening: Opening,
-    endpoint: std::net::SocketAddr,
+    endpoint: backend::fleet::ConsoleEndpoint,
     socket: WebSocket,
 ) {
     let (mut to_browser, mut from_browser) = socket.split();
@@ -230,7 +242,7 @@ async fn relay(
             reason: reason.into(),
         }))
     };
-    let bmc = match tokio::net::TcpStream::connect(endpoint).await {
+    let bmc = match connect(&endpoint).await {
         Ok(stream) => stream,
         Err(error) => {
             tracing::warn!(%error, host = %opening.host_name, "connecting to the BMC failed");

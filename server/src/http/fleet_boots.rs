@@ -1,8 +1,9 @@
 //! What booted installers and wipe images talk to (the Redfish Fleet):
-//! the boot media a BMC reads, the seed the image fetches, the reports it
-//! posts. Machines call these, with the boot's token in the path as their
-//! only credential: no session, no CSRF, and one answer (404) for a token
-//! that is unknown, spent or expired.
+//! the boot media a BMC reads (its media token in the path), the seed the
+//! image fetches once (the seed secret from its media as a bearer token),
+//! the reports it posts (signed with the seed's report key). Machines
+//! call these: no session, no CSRF, and one answer (404) for a credential
+//! that is unknown, wrong, spent or expired. See `boots` for why three.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use backend::fleet::redfish::boots::{self, ReportError};
+use backend::fleet::redfish::boots::{self, ReportError, SeedError};
 use backend::fleet::redfish::media::{self, MediaError};
 
 use crate::startup::AppState;
@@ -22,9 +23,9 @@ const CHUNK: u64 = 256 * 1024;
 
 pub fn router() -> Router<Arc<AppState>> {
     Router::new()
-        .route("/fleet/boots/{token}/media.iso", get(boot_media))
-        .route("/fleet/boots/{token}/seed", get(seed))
-        .route("/fleet/boots/{token}/report", post(report))
+        .route("/fleet/media/{token}/boot.iso", get(boot_media))
+        .route("/fleet/boots/{boot}/seed", get(seed))
+        .route("/fleet/boots/{boot}/report", post(report))
 }
 
 fn gone() -> Response {
@@ -43,8 +44,9 @@ async fn boot_media(
     Path(token): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let boot = match boots::boot_by_token(&state.db, &token, state.clock.now()).await {
-        Ok(Some(boot)) => boot,
+    let media = boots::media_by_token(&state.db, &state.sealer, &token, state.clock.now()).await;
+    let (boot, seed_secret) = match media {
+        Ok(Some(found)) => found,
         Ok(None) => return gone(),
         Err(error) => return unavailable(error),
     };
@@ -57,10 +59,7 @@ async fn boot_media(
         }
     };
     let base = state.redfish.callback_base();
-    let area = match media::seed_area(
-        &format!("{base}/fleet/boots/{token}/seed"),
-        &format!("{base}/fleet/boots/{token}/report"),
-    ) {
+    let area = match media::seed_area(base, &boot.id, &seed_secret) {
         Ok(area) => area,
         Err(error) => return unavailable(error),
     };
@@ -146,24 +145,52 @@ fn range(headers: &HeaderMap, len: u64) -> Result<(u64, u64), ()> {
     Ok((start, end))
 }
 
-/// The seed: hostname, SSH keys, root password, as JSON.
-async fn seed(State(state): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
-    match boots::by_token(&state.db, &state.sealer, &token, state.clock.now()).await {
-        Ok(Some((_, seed))) => ([(header::CACHE_CONTROL, "no-store")], Json(seed)).into_response(),
-        Ok(None) => gone(),
-        Err(error) => unavailable(error),
+/// The seed: hostname, SSH keys, root password and the report key, as
+/// JSON; `Authorization: Bearer <seed secret>`. A boot not yet proven
+/// answers 409 with `Retry-After`: the image asks again.
+async fn seed(
+    State(state): State<Arc<AppState>>,
+    Path(boot): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let secret = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    match boots::take_seed(&state.db, &state.sealer, &state.clock, &boot, secret.trim()).await {
+        Ok(seed) => ([(header::CACHE_CONTROL, "no-store")], Json(seed)).into_response(),
+        Err(SeedError::NoBoot) => gone(),
+        Err(SeedError::NotProven) => (
+            StatusCode::CONFLICT,
+            [(header::RETRY_AFTER, "5")],
+            "the boot is not proven yet; ask again\n",
+        )
+            .into_response(),
+        Err(SeedError::Db(error)) => unavailable(error),
     }
 }
 
+/// A phase report: JSON, signed in `X-Boot-Signature: sha256=<hex>`.
 async fn report(
     State(state): State<Arc<AppState>>,
-    Path(token): Path<String>,
-    body: Result<Json<boots::Report>, axum::extract::rejection::JsonRejection>,
+    Path(boot): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
 ) -> Response {
-    let Ok(Json(body)) = body else {
-        return (StatusCode::UNPROCESSABLE_ENTITY, "expected a JSON report\n").into_response();
-    };
-    match boots::report(&state.db, &state.sealer, &state.clock, &token, &body).await {
+    let signature = headers
+        .get(boots::SIGNATURE_HEADER)
+        .and_then(|v| v.to_str().ok());
+    let recorded = boots::report(
+        &state.db,
+        &state.sealer,
+        &state.clock,
+        &boot,
+        signature,
+        &body,
+    )
+    .await;
+    match recorded {
         Ok(phase) => Json(serde_json::json!({ "phase": phase.as_str() })).into_response(),
         Err(ReportError::NoBoot) => gone(),
         Err(ReportError::Invalid(why)) => {

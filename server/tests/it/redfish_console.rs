@@ -2,11 +2,12 @@
 //! host's BMC settings name (fake `ipmitool` and `ssh` here, which refuse
 //! to run unless the BMC password reached them only through their
 //! environment), and the graphical console is the BMC's own VNC server.
-//! Each serial console's loopback bridge takes one connection, then closes.
+//! Each serial console's loopback bridge takes one connection, the one
+//! that presents its key, then closes.
 
 use crate::common::{TempDir, TestApp, TestDb};
 use backend::fleet::redfish::{RedfishFleet, SERIAL_ACCEPT_WAIT};
-use backend::fleet::{ConsoleKind, Fleet};
+use backend::fleet::{ConsoleEndpoint, ConsoleKind, Fleet};
 use backend::inventory::bmc::{self, BmcSettings, SerialConsole};
 use server::config::Config;
 use std::path::PathBuf;
@@ -98,9 +99,9 @@ impl Racked {
         format!("{}/calls", self.dir.path)
     }
 
+    /// Each call's arguments (the escape byte 0xFF shown as U+FFFD).
     fn calls(&self) -> Vec<String> {
-        std::fs::read_to_string(self.log())
-            .unwrap_or_default()
+        String::from_utf8_lossy(&std::fs::read(self.log()).unwrap_or_default())
             .lines()
             .map(str::to_owned)
             .collect()
@@ -152,6 +153,18 @@ async fn read_until(stream: &mut TcpStream, needle: &str) -> String {
     String::from_utf8_lossy(&seen).into_owned()
 }
 
+/// Connects to a console as the tunnel does: the bridge's key first.
+async fn open(endpoint: &ConsoleEndpoint) -> TcpStream {
+    let mut stream = TcpStream::connect(endpoint.addr).await.expect("connecting");
+    if let Some(key) = &endpoint.key {
+        stream
+            .write_all(format!("{key}\n").as_bytes())
+            .await
+            .expect("presenting the key");
+    }
+    stream
+}
+
 /// Whether the console closes (10 s), discarding what it still sends.
 async fn closes(stream: &mut TcpStream) -> bool {
     let drained = async {
@@ -186,13 +199,15 @@ async fn serial_console_over_ipmi_sol(db: TestDb) {
         ],
     );
     let fleet = racked.fleet(ipmitool, "/nonexistent/ssh".into());
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("a serial console");
+    let addr = endpoint.addr;
     assert!(addr.ip().is_loopback(), "{addr}");
+    assert_eq!(endpoint.key.as_deref().map(str::len), Some(64));
 
-    let mut console = TcpStream::connect(addr).await.expect("connecting");
+    let mut console = open(&endpoint).await;
     let prompt = read_until(&mut console, "host login: ").await;
     assert!(
         prompt.contains("Debian GNU/Linux 13 host ttyS0"),
@@ -200,12 +215,23 @@ async fn serial_console_over_ipmi_sol(db: TestDb) {
     );
     console.write_all(b"root\r").await.expect("typing");
     read_until(&mut console, "root\r").await;
+    // ipmitool's escape character (0xFF) never reaches it from a viewer:
+    // the fake echoes what it was given.
+    console
+        .write_all(b"\xff.\rescaped\r")
+        .await
+        .expect("typing the escape");
+    let echoed = read_until(&mut console, "escaped\r").await;
+    assert!(echoed.contains(".\rescaped\r"), "{echoed:?}");
+    assert!(!echoed.contains('\u{FFFD}'), "{echoed:?}");
     // The bridge took its one connection: nobody else gets this console.
     assert_refused(addr).await;
     drop(console);
 
-    // A stale session is ended first; the password is never an argument.
-    let expected = |action: &str| format!("-I lanplus -H 127.0.0.1 -U admin -E sol {action}");
+    // A stale session is ended first; the password is never an argument;
+    // the escape character is the byte 0xFF.
+    let expected =
+        |action: &str| format!("-I lanplus -H 127.0.0.1 -U admin -e \u{FFFD} -E sol {action}");
     assert_eq!(
         racked.calls(),
         [expected("deactivate"), expected("activate")]
@@ -216,7 +242,8 @@ async fn serial_console_over_ipmi_sol(db: TestDb) {
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("a serial console again");
-    let mut console = TcpStream::connect(again).await.expect("reconnecting");
+    assert_ne!(again.key, endpoint.key, "a key per bridge");
+    let mut console = open(&again).await;
     read_until(&mut console, "host login: ").await;
     drop(console);
     // A viewer closing its console is nothing for the host's history.
@@ -224,14 +251,52 @@ async fn serial_console_over_ipmi_sol(db: TestDb) {
     racked.finish().await;
 }
 
+/// Another local process reaching the bridge first, without its key or
+/// with the previous bridge's, gets nothing and is noted; the tunnel with
+/// the key still gets the console.
+async fn a_serial_bridge_serves_only_the_tunnel_with_its_key(db: TestDb) {
+    let racked = racked(db, SerialConsole::Ipmi).await;
+    let log = racked.log();
+    let ipmitool = racked.fake("fake-ipmitool", &[("FAKE_IPMITOOL_LOG", &log)]);
+    let fleet = racked.fleet(ipmitool, "/nonexistent/ssh".into());
+    let old = fleet
+        .console_endpoint(&racked.host, ConsoleKind::Serial)
+        .await
+        .expect("a serial console");
+    drop(open(&old).await);
+    let endpoint = fleet
+        .console_endpoint(&racked.host, ConsoleKind::Serial)
+        .await
+        .expect("a serial console");
+    for knock in [
+        Vec::new(),
+        b"hello\n".to_vec(),
+        format!("{}\n", old.key.clone().unwrap_or_default()).into_bytes(),
+    ] {
+        let mut intruder = TcpStream::connect(endpoint.addr).await.expect("connecting");
+        intruder.write_all(&knock).await.expect("knocking");
+        assert!(closes(&mut intruder).await, "served without the key");
+    }
+    let mut console = open(&endpoint).await;
+    read_until(&mut console, "host login: ").await;
+    drop(console);
+    let events = racked.events().await;
+    assert_eq!(
+        events,
+        vec!["serial console: a connection without the bridge's key was refused".to_owned(); 3]
+    );
+    racked.finish().await;
+}
+
 async fn graphical_console_is_the_bmcs_vnc(db: TestDb) {
     let racked = racked(db, SerialConsole::Ipmi).await;
     let fleet = racked.fleet("/nonexistent/ipmitool".into(), "/nonexistent/ssh".into());
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Graphical)
         .await
         .expect("a graphical console");
-    assert_eq!(addr, "127.0.0.1:5901".parse().expect("an address"));
+    assert_eq!(endpoint.addr, "127.0.0.1:5901".parse().expect("an address"));
+    assert_eq!(endpoint.key, None, "the BMC's own server");
     // A host without a BMC has no console here.
     let error = fleet
         .console_endpoint("no-such-host", ConsoleKind::Graphical)
@@ -245,11 +310,11 @@ async fn missing_console_program_is_noted(db: TestDb) {
     let racked = racked(db, SerialConsole::Ipmi).await;
     let missing = PathBuf::from(&racked.dir.path).join("no-ipmitool-here");
     let fleet = racked.fleet(missing, "/nonexistent/ssh".into());
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("the bridge itself opens");
-    let mut console = TcpStream::connect(addr).await.expect("connecting");
+    let mut console = open(&endpoint).await;
     assert!(closes(&mut console).await, "the console stayed open");
     let events = racked.events().await;
     assert_eq!(events.len(), 1, "{events:?}");
@@ -266,11 +331,11 @@ async fn failing_console_program_is_noted(db: TestDb) {
     // The BMC's password was changed behind our back.
     let ipmitool = racked.fake("fake-ipmitool", &[("FAKE_IPMITOOL_PASSWORD", "newer")]);
     let fleet = racked.fleet(ipmitool, "/nonexistent/ssh".into());
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("a serial console");
-    let mut console = TcpStream::connect(addr).await.expect("connecting");
+    let mut console = open(&endpoint).await;
     assert!(closes(&mut console).await, "the console stayed open");
     let events = racked.events().await;
     assert_eq!(events.len(), 1, "{events:?}");
@@ -290,11 +355,11 @@ async fn serial_console_over_the_bmcs_ssh(db: TestDb) {
         &[("FAKE_SSH_LOG", &log), ("FAKE_SSH_PASSWORD", BMC_PASSWORD)],
     );
     let fleet = racked.fleet("/nonexistent/ipmitool".into(), ssh);
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("a serial console");
-    let mut console = TcpStream::connect(addr).await.expect("connecting");
+    let mut console = open(&endpoint).await;
     read_until(&mut console, "host login: ").await;
     console.write_all(b"root\r").await.expect("typing");
     read_until(&mut console, "root\r").await;
@@ -333,12 +398,12 @@ async fn unused_serial_bridge_closes(db: TestDb) {
     let log = racked.log();
     let ipmitool = racked.fake("fake-ipmitool", &[("FAKE_IPMITOOL_LOG", &log)]);
     let fleet = racked.fleet(ipmitool, "/nonexistent/ssh".into());
-    let addr = fleet
+    let endpoint = fleet
         .console_endpoint(&racked.host, ConsoleKind::Serial)
         .await
         .expect("a serial console");
     tokio::time::sleep(SERIAL_ACCEPT_WAIT + Duration::from_millis(500)).await;
-    assert_refused(addr).await;
+    assert_refused(endpoint.addr).await;
     // No console program ran, and nothing happened to the host.
     assert_eq!(racked.calls(), Vec::<String>::new());
     assert_eq!(racked.events().await, Vec::<String>::new());
@@ -347,6 +412,7 @@ async fn unused_serial_bridge_closes(db: TestDb) {
 
 on_both_databases!(
     serial_console_over_ipmi_sol,
+    a_serial_bridge_serves_only_the_tunnel_with_its_key,
     graphical_console_is_the_bmcs_vnc,
     missing_console_program_is_noted,
     failing_console_program_is_noted,

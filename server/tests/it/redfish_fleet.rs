@@ -14,6 +14,7 @@ on_both_databases!(
     a_bmc_with_secure_erase_wipes_the_drives_without_booting_an_image,
     an_installer_that_never_reports_moves_the_server_to_another_host,
     a_bmc_that_refuses_or_fails_leaves_a_host_event_and_no_lost_job,
+    a_bmc_pointing_elsewhere_is_not_followed,
 );
 
 pub(crate) const START: i64 = 1_796_000_000;
@@ -127,18 +128,103 @@ impl Rig {
         panic!("the BMC was never given boot media");
     }
 
-    pub(crate) async fn report(&self, media: &str, body: serde_json::Value) -> u16 {
-        let url = media.replace("/media.iso", "/report");
-        self.app
-            .client
-            .post(url)
-            .json(&body)
-            .send()
-            .await
-            .expect("reporting")
-            .status()
-            .as_u16()
+    /// The image that booted from `media`, as a real installer starts: it
+    /// reads the seed area from its boot medium and fetches its seed once
+    /// with the seed secret found there (asking again while the Fleet has
+    /// not yet seen the boot).
+    pub(crate) async fn boot(&self, media: &str) -> Installer {
+        let area = read_seed_area(&self.app, media).await;
+        for _ in 0..300 {
+            let (status, seed) = fetch_seed(&self.app, &area).await;
+            match status {
+                200 => return Installer { area, seed },
+                409 => tokio::time::sleep(Duration::from_millis(100)).await,
+                other => panic!("the seed answered {other}: {seed}"),
+            }
+        }
+        panic!("the boot was never proven");
     }
+
+    /// Posts `body` as `installer`'s report, signed with its report key.
+    pub(crate) async fn report(&self, installer: &Installer, body: serde_json::Value) -> u16 {
+        let key = installer.seed["report_key"].as_str().unwrap_or_default();
+        post_report(&self.app, &installer.area, key, &body).await
+    }
+}
+
+/// What booted from our media knows: the seed area's JSON and its seed.
+pub(crate) struct Installer {
+    pub(crate) area: serde_json::Value,
+    pub(crate) seed: serde_json::Value,
+}
+
+/// The seed area of the media at `url`, read in a range as the booted
+/// image reads its CD (and a BMC serves it).
+pub(crate) async fn read_seed_area(app: &TestApp, url: &str) -> serde_json::Value {
+    let area = app
+        .client
+        .get(url)
+        .header("range", format!("bytes={SEED_AT}-{}", SEED_AT + 4095))
+        .send()
+        .await
+        .expect("reading the media");
+    assert_eq!(area.status().as_u16(), 206);
+    let area = area.bytes().await.expect("bytes");
+    assert_eq!(&area[..8], b"GPUSEED1");
+    let json = area[8..].split(|b| *b == 0).next().unwrap_or_default();
+    serde_json::from_slice(json).expect("the seed area's JSON")
+}
+
+/// `GET` the seed named in `area` with its seed secret: (status, body).
+pub(crate) async fn fetch_seed(
+    app: &TestApp,
+    area: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let response = app
+        .client
+        .get(area["seed"].as_str().expect("a seed URL"))
+        .bearer_auth(area["seed_secret"].as_str().expect("a seed secret"))
+        .send()
+        .await
+        .expect("fetching the seed");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+    )
+}
+
+/// Posts `body` to the report URL in `area`, signed with `key` (hex).
+pub(crate) async fn post_report(
+    app: &TestApp,
+    area: &serde_json::Value,
+    key: &str,
+    body: &serde_json::Value,
+) -> u16 {
+    use hmac::{Hmac, Mac};
+    let body = body.to_string();
+    let key: Vec<u8> = (0..key.len() / 2)
+        .map(|i| u8::from_str_radix(&key[2 * i..2 * i + 2], 16).expect("a hex key"))
+        .collect();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).expect("any key length");
+    mac.update(body.as_bytes());
+    let signature: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    app.client
+        .post(area["report"].as_str().expect("a report URL"))
+        .header("content-type", "application/json")
+        .header("x-boot-signature", format!("sha256={signature}"))
+        .body(body)
+        .send()
+        .await
+        .expect("reporting")
+        .status()
+        .as_u16()
 }
 
 pub(crate) fn l40s(name: &str) -> FakeHost {
@@ -166,74 +252,81 @@ async fn a_racked_host_is_installed_through_virtual_media_and_wiped_by_the_wipe_
         .await;
     let id = server_id(page.location());
 
-    // The BMC got a per-boot URL of ours, fetched it (sushy downloads the
-    // image when it is inserted) and boots from it once.
+    // The BMC got a per-boot media URL of ours, fetched it (sushy
+    // downloads the image when it is inserted) and boots from it once.
     let media = rig.media(0).await;
     assert!(
-        media.starts_with(&format!("{}/fleet/boots/", app.base)) && media.ends_with("/media.iso"),
+        media.starts_with(&format!("{}/fleet/media/", app.base)) && media.ends_with("/boot.iso"),
         "{media}"
     );
-    // What a BMC reads in a range: the seed area, filled in for this boot.
-    let area = app
-        .client
-        .get(&media)
-        .header("range", format!("bytes={SEED_AT}-{}", SEED_AT + 4095))
-        .send()
-        .await
-        .expect("reading the media");
-    assert_eq!(area.status().as_u16(), 206);
-    let area = area.bytes().await.expect("bytes");
-    assert_eq!(&area[..8], b"GPUSEED1");
-    let json = String::from_utf8_lossy(&area[8..]);
-    let seed_url = media.replace("/media.iso", "/seed");
-    assert!(json.contains(&seed_url), "{json}");
     let whole = app.client.get(&media).send().await.expect("whole image");
     assert_eq!(whole.status().as_u16(), 200);
     assert_eq!(whole.bytes().await.expect("bytes").len(), 64 * 1024);
-
-    // The installer fetches its seed: hostname, and (no SSH key given) the
-    // root password, over our URL, never through the BMC.
-    let seed: serde_json::Value = app
+    // What the booted image reads from its CD: the seed area, filled in
+    // for this boot, naming the seed and report URLs and the seed secret.
+    let area = read_seed_area(app, &media).await;
+    let token = media.split('/').rev().nth(1).expect("the media token");
+    assert!(
+        !area.to_string().contains(token),
+        "the media token is not a seed secret"
+    );
+    // The media token fetches nothing but the media.
+    let by_token = app
         .client
-        .get(&seed_url)
+        .get(area["seed"].as_str().unwrap_or_default())
+        .bearer_auth(token)
         .send()
         .await
-        .expect("seed")
-        .json()
-        .await
-        .expect("seed JSON");
+        .expect("seed with the media token");
+    assert_eq!(by_token.status().as_u16(), 404);
+
+    // The installer fetches its seed once the Fleet saw the host boot:
+    // hostname, (no SSH key given) the root password, the report key.
+    let installer = rig.boot(&media).await;
+    let seed = &installer.seed;
     assert_eq!(seed["hostname"], "train-fra-01");
     assert_eq!(seed["purpose"], "install");
     assert!(seed["root_password"]
         .as_str()
         .is_some_and(|p| p.len() >= 16));
+    assert_eq!(seed["report_key"].as_str().map(str::len), Some(64));
+    // Once: a second fetch, even with the secret, gets nothing.
+    assert_eq!(fetch_seed(app, &installer.area).await.0, 404);
 
-    // It reports its phases; the server follows them.
+    // It reports its phases, signed; the server follows them.
     for phase in ["started", "imaged"] {
         assert_eq!(
-            rig.report(&media, serde_json::json!({ "phase": phase }))
+            rig.report(&installer, serde_json::json!({ "phase": phase }))
                 .await,
             200
         );
     }
-    // A phase may not go back, and the network phase carries addresses.
-    assert_eq!(
-        rig.report(&media, serde_json::json!({ "phase": "started" }))
-            .await,
-        422
-    );
-    assert_eq!(
-        rig.report(&media, serde_json::json!({ "phase": "network" }))
-            .await,
-        422
-    );
+    // Unsigned, or signed with either token, a report moves nothing.
     let network =
         serde_json::json!({ "phase": "network", "ipv4": "203.0.113.40", "ipv6": "2001:db8:40::2" });
-    assert_eq!(rig.report(&media, network).await, 200);
-    let keys = serde_json::json!({ "phase": "keys", "host_keys": ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyOfTrainFra01 root@train-fra-01"] });
-    assert_eq!(rig.report(&media, keys).await, 200);
+    for key in [
+        token,
+        installer.area["seed_secret"].as_str().unwrap_or_default(),
+        "",
+    ] {
+        assert_eq!(post_report(app, &installer.area, key, &network).await, 404);
+    }
+    // A phase may not go back, and the network phase carries addresses.
     assert_eq!(
-        rig.report(&media, serde_json::json!({ "phase": "done" }))
+        rig.report(&installer, serde_json::json!({ "phase": "started" }))
+            .await,
+        422
+    );
+    assert_eq!(
+        rig.report(&installer, serde_json::json!({ "phase": "network" }))
+            .await,
+        422
+    );
+    assert_eq!(rig.report(&installer, network).await, 200);
+    let keys = serde_json::json!({ "phase": "keys", "host_keys": ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyOfTrainFra01 root@train-fra-01"] });
+    assert_eq!(rig.report(&installer, keys).await, 200);
+    assert_eq!(
+        rig.report(&installer, serde_json::json!({ "phase": "done" }))
             .await,
         200
     );
@@ -264,14 +357,15 @@ async fn a_racked_host_is_installed_through_virtual_media_and_wiped_by_the_wipe_
         .await;
     assert_eq!(refused.status, 409);
     assert!(strip_tags(&refused.body).contains("snapshot agent"));
-    // Spent: the seed and the reports are gone with the final report.
-    let spent = app.client.get(&seed_url).send().await.expect("seed again");
-    assert_eq!(spent.status().as_u16(), 404);
+    // Spent: the media, the seed and the reports end with the final report.
+    assert_eq!(fetch_seed(app, &installer.area).await.0, 404);
     assert_eq!(
-        rig.report(&media, serde_json::json!({ "phase": "done" }))
+        rig.report(&installer, serde_json::json!({ "phase": "done" }))
             .await,
         404
     );
+    let spent = app.client.get(&media).send().await.expect("media again");
+    assert_eq!(spent.status().as_u16(), 404);
     assert_eq!(rig.bmc.inserted_media(0).await, None, "media ejected");
     assert_eq!(rig.bmc.power_state(0).await, "On");
 
@@ -281,24 +375,16 @@ async fn a_racked_host_is_installed_through_virtual_media_and_wiped_by_the_wipe_
     rig.clock.advance(term_end - START + 3600);
     let wipe = rig.media(0).await;
     assert_ne!(wipe, media);
-    let wipe_seed: serde_json::Value = app
-        .client
-        .get(wipe.replace("/media.iso", "/seed"))
-        .send()
-        .await
-        .expect("wipe seed")
-        .json()
-        .await
-        .expect("JSON");
-    assert_eq!(wipe_seed["purpose"], "wipe");
-    assert_eq!(wipe_seed["root_password"], serde_json::Value::Null);
+    let wiper = rig.boot(&wipe).await;
+    assert_eq!(wiper.seed["purpose"], "wipe");
+    assert_eq!(wiper.seed["root_password"], serde_json::Value::Null);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         app.host_names("fra", "g-l40s", "free").is_empty(),
         "not free before the wipe reported"
     );
     assert_eq!(
-        rig.report(&wipe, serde_json::json!({ "phase": "done" }))
+        rig.report(&wiper, serde_json::json!({ "phase": "done" }))
             .await,
         200
     );
@@ -362,7 +448,9 @@ async fn an_installer_that_never_reports_moves_the_server_to_another_host(db: Te
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let moved = moved.expect("the installer boots on the other host");
+    let moved = rig
+        .boot(&moved.expect("the installer boots on the other host"))
+        .await;
     for body in [
         serde_json::json!({ "phase": "imaged" }),
         serde_json::json!({ "phase": "network", "ipv4": "203.0.113.41", "ipv6": "2001:db8:41::2" }),
@@ -394,13 +482,8 @@ async fn an_installer_that_never_reports_moves_the_server_to_another_host(db: Te
         history.contains("did not report imaged in time"),
         "{history}"
     );
-    let seed = app
-        .client
-        .get(first.replace("/media.iso", "/seed"))
-        .send()
-        .await
-        .expect("seed");
-    assert_eq!(seed.status().as_u16(), 404);
+    let media = app.client.get(&first).send().await.expect("media");
+    assert_eq!(media.status().as_u16(), 404);
     rig.finish().await;
 }
 
@@ -481,6 +564,45 @@ async fn a_bmc_that_refuses_or_fails_leaves_a_host_event_and_no_lost_job(db: Tes
     assert_eq!(state["state"], "failed", "{state}");
     let history = app.ops_ok(&["hosts", "history", &name]);
     assert!(history.contains("BMC: the BMC answered 400"), "{history}");
+    // The BMC's words are for staff; the customer reads our own, in
+    // their language.
+    for (lang, fault) in [("en", "Hardware fault found"), ("zh", "发现硬件故障")] {
+        let page = app
+            .get_as(&owner, &format!("/{lang}/servers/{id}"))
+            .await
+            .body;
+        assert!(page.contains(fault), "{page}");
+        assert!(!page.contains("injected by the test"), "{page}");
+        assert!(!page.contains("the BMC answered"), "{page}");
+    }
+    rig.finish().await;
+}
+
+/// A BMC's answers are untrusted: a redirect to another origin, or a
+/// reset target there, is refused before a request (with our
+/// credentials) goes anywhere else.
+async fn a_bmc_pointing_elsewhere_is_not_followed(db: TestDb) {
+    let rig = rig(db, &[l40s("rf-1")], |_| {}).await;
+    let app = &rig.app;
+    let (ok, out) = rig.rack("g-l40s");
+    assert!(ok, "{out}");
+    let name = app.host_names("fra", "g-l40s", "free").remove(0);
+    rig.bmc.fault("redirect").await;
+    let (ok, out) = app.ops(&["hosts", "check", &name]);
+    assert!(!ok && out.contains("307"), "{out}");
+    rig.bmc.fault("foreign").await;
+    // A power cycle always posts a reset, whatever the state.
+    let (ok, out) = app.ops(&["hosts", "power", &name, "cycle"]);
+    assert!(!ok && out.contains("pointed outside itself"), "{out}");
+    rig.bmc.fault("none").await;
+    assert_eq!(
+        rig.bmc.requests_elsewhere().await,
+        (0, 0),
+        "nothing left the BMC"
+    );
+    assert!(app
+        .ops_ok(&["hosts", "power", &name, "off"])
+        .contains("power Off"));
     rig.finish().await;
 }
 
@@ -498,7 +620,7 @@ async fn a_bmc_with_secure_erase_wipes_the_drives_without_booting_an_image(db: T
         .place_order(&owner, "g-l40s", "fra", &[("name", "erase-me")])
         .await;
     let id = server_id(page.location());
-    let media = rig.media(0).await;
+    let installer = rig.boot(&rig.media(0).await).await;
     // The install erased the drive first (the erase step).
     assert!(rig.bmc.drive_erased(0).await);
     for body in [
@@ -507,7 +629,7 @@ async fn a_bmc_with_secure_erase_wipes_the_drives_without_booting_an_image(db: T
         serde_json::json!({ "phase": "keys" }),
         serde_json::json!({ "phase": "done" }),
     ] {
-        assert_eq!(rig.report(&media, body).await, 200);
+        assert_eq!(rig.report(&installer, body).await, 200);
     }
     assert_eq!(app.wait_for_server(&owner, &id).await["state"], "running");
     let term_end = app.cancel_at_term_end(&owner, &id, "erase-me").await;

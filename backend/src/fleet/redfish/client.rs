@@ -3,6 +3,11 @@
 //! login per request, but our requests are rare), a time-out on every
 //! request, and Redfish's error body turned into a message an operator
 //! can act on.
+//!
+//! A BMC's answers are untrusted input (the host's tenant may have
+//! reached its BMC): only same-origin, relative links (`/redfish/v1/…`)
+//! are followed and redirects never are, so a link or a redirect cannot
+//! send our credentials, or our actions, anywhere else.
 
 use std::time::Duration;
 
@@ -80,6 +85,7 @@ impl BmcClients {
                 .timeout(timeout)
                 .connect_timeout(timeout.min(Duration::from_secs(10)))
                 .user_agent("gpu-storefront-fleet")
+                .redirect(reqwest::redirect::Policy::none())
         };
         let mut verified = base();
         if let Some(pem) = ca_bundle {
@@ -118,26 +124,24 @@ pub struct Bmc<'a> {
 }
 
 impl Bmc<'_> {
-    fn url(&self, path: &str) -> String {
-        if path.starts_with("http://") || path.starts_with("https://") {
-            return path.to_owned();
-        }
-        format!("{}{}", self.access.url.trim_end_matches('/'), path)
+    fn url(&self, path: &str) -> Result<String, BmcError> {
+        let base = self.access.url.trim_end_matches('/');
+        Ok(format!("{base}{}", same_origin(path)?))
     }
 
     pub async fn get(&self, path: &str) -> Result<Value, BmcError> {
-        let request = self.http.get(self.url(path));
+        let request = self.http.get(self.url(path)?);
         self.send(request).await
     }
 
     /// Posts an action; an empty answer (204) is `Value::Null`.
     pub async fn post(&self, path: &str, body: &Value) -> Result<Value, BmcError> {
-        let request = self.http.post(self.url(path)).json(body);
+        let request = self.http.post(self.url(path)?).json(body);
         self.send(request).await
     }
 
     pub async fn patch(&self, path: &str, body: &Value) -> Result<Value, BmcError> {
-        let request = self.http.patch(self.url(path)).json(body);
+        let request = self.http.patch(self.url(path)?).json(body);
         self.send(request).await
     }
 
@@ -179,6 +183,27 @@ impl Bmc<'_> {
             }
             BmcError::Unreachable(reason)
         }
+    }
+}
+
+/// `path` when it names a resource on the BMC itself: `/redfish/v1…`, with
+/// no scheme or host (`http://…`, `//host/…`), no climbing out (`..`), no
+/// query, fragment, backslash, blank or control character. Anything else
+/// a BMC sends as a link or an action target is refused.
+fn same_origin(path: &str) -> Result<&str, BmcError> {
+    let plain = path.starts_with("/redfish/v1")
+        && !path.contains("//")
+        && !path.split('/').any(|segment| segment == "..")
+        && !path
+            .chars()
+            .any(|c| matches!(c, '?' | '#' | '\\' | '@') || c.is_whitespace() || c.is_control());
+    if plain {
+        Ok(path)
+    } else {
+        let shown: String = path.chars().take(120).collect();
+        Err(BmcError::Malformed(format!(
+            "it pointed outside itself ({shown:?}); only its own /redfish/v1 paths are followed"
+        )))
     }
 }
 
@@ -232,7 +257,34 @@ pub fn action_target<'v>(resource: &'v Value, action: &str) -> Option<&'v str> {
 
 #[cfg(test)]
 mod tests {
-    use super::error_message;
+    use super::{error_message, same_origin};
+
+    #[test]
+    fn only_the_bmcs_own_paths_are_followed() {
+        for ok in [
+            "/redfish/v1",
+            "/redfish/v1/Systems/1",
+            "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset",
+        ] {
+            assert_eq!(same_origin(ok).ok(), Some(ok));
+        }
+        for refused in [
+            "https://attacker.example/redfish/v1/Systems/1",
+            "http://127.0.0.1:8000/redfish/v1",
+            "//attacker.example/redfish/v1",
+            "/redfish/v1//attacker.example",
+            "/redfish/v1/../../fixture",
+            "/redfish/v1/Systems/1?x=1",
+            "/redfish/v1/Systems/1#frag",
+            "/redfish/v1\\..\\x",
+            "/redfish/v1/Systems/1 x",
+            "/other/path",
+            "Systems/1",
+            "",
+        ] {
+            assert!(same_origin(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn a_redfish_error_body_becomes_one_sentence() {

@@ -65,9 +65,10 @@ impl RedfishFleet {
                         hostname: spec.hostname.clone(),
                         ssh_keys: spec.ssh_keys.clone(),
                         root_password: spec.root_password.clone(),
+                        report_key: String::new(),
                     };
                     let key = Some(spec.install_key.as_str());
-                    self.boot(&bmc, &target, key, &seed, self.settings.install_limit)
+                    self.boot(&bmc, &target, key, seed, self.settings.install_limit)
                         .await?;
                     Ok(Progress::Running("the installer is booting".into()))
                 }
@@ -143,13 +144,15 @@ impl RedfishFleet {
     }
 
     /// Boots the store's image for `seed` on the host: a new boot record
-    /// and token, the media attached, boot once from it, reset.
+    /// and its secrets, the host forced off, the media attached, boot once
+    /// from it, power on; seeing it `On` proves the boot (the seed is
+    /// handed out only then).
     async fn boot(
         &self,
         bmc: &Bmc<'_>,
         target: &Target,
         install_key: Option<&str>,
-        seed: &Seed,
+        seed: Seed,
         limit: i64,
     ) -> Result<(), FleetError> {
         let host = &target.bmc.host_name;
@@ -161,7 +164,7 @@ impl RedfishFleet {
             return Err(FleetError::Unavailable(format!("{host}: {why}")));
         }
         let now = self.clock.now();
-        let token = boots::start(
+        let started = boots::start(
             &self.db,
             &self.sealer,
             &target.bmc.host_id,
@@ -173,8 +176,9 @@ impl RedfishFleet {
         .await
         .map_err(|e| FleetError::Unavailable(format!("{host}: {e:#}")))?;
         let url = format!(
-            "{}/fleet/boots/{token}/media.iso",
-            self.settings.callback_base.trim_end_matches('/')
+            "{}/fleet/media/{}/boot.iso",
+            self.settings.callback_base.trim_end_matches('/'),
+            started.media_token
         );
         let system = self.system(bmc, target).await?;
         // Off first, forced and seen: a graceful restart is a request the
@@ -203,8 +207,13 @@ impl RedfishFleet {
         }
         .await;
         self.bmc_result(target, inserted).await?;
-        // From Off to On: this power-on is the boot, from the media.
-        self.power_target(bmc, target, &system, HostPower::On).await
+        // From Off to On: this power-on is the boot, from the media, and
+        // seeing it through is what proves it.
+        self.power_target(bmc, target, &system, HostPower::On)
+            .await?;
+        boots::prove(&self.db, &started.id, self.clock.now())
+            .await
+            .map_err(|e| FleetError::Unavailable(format!("{host}: {e:#}")))
     }
 
     /// The virtual CD/DVD drive: on the system (newer BMCs) or on the
@@ -349,8 +358,9 @@ impl RedfishFleet {
             hostname: host.to_owned(),
             ssh_keys: Vec::new(),
             root_password: None,
+            report_key: String::new(),
         };
-        self.boot(&bmc, &target, None, &seed, self.settings.wipe_limit)
+        self.boot(&bmc, &target, None, seed, self.settings.wipe_limit)
             .await?;
         Ok(Progress::Running("the wipe image is booting".into()))
     }

@@ -2,11 +2,12 @@
 //! a folder of ISO images, one per OS image (`debian-13.iso`, …) and
 //! `wipe.iso`, each built with a *seed area*: 4 KiB starting with the
 //! bytes `GPUSEED1` (a file of that content on the ISO). Serving an image
-//! for a boot writes the boot's seed and report URLs into that area, the
-//! way `coreos-installer iso ignition embed` does: the installer reads it
-//! from its boot medium, fetches its seed over HTTPS and reports back. So
-//! one image serves every host, and nothing secret is in the media URL's
-//! image.
+//! for a boot writes the boot's seed and report URLs and its seed secret
+//! into that area, the way `coreos-installer iso ignition embed` does: the
+//! installer reads it from its boot medium, fetches its seed over HTTPS
+//! with the secret, and signs its reports with the key the seed holds. So
+//! one image serves every host, and the media token in the URL the BMC
+//! logs opens nothing but the media.
 //!
 //! BMCs read virtual media with HTTP range requests, so reads take any
 //! offset and length.
@@ -144,9 +145,17 @@ async fn find_seed_area(path: &Path) -> anyhow::Result<Option<u64>> {
     }
 }
 
-/// The seed area for one boot: the magic, the JSON with its URLs, zeros.
-pub fn seed_area(seed_url: &str, report_url: &str) -> anyhow::Result<Vec<u8>> {
-    let json = serde_json::json!({ "seed": seed_url, "report": report_url }).to_string();
+/// The seed area for one boot: the magic, the JSON naming the boot, its
+/// seed and report URLs and the seed secret, then zeros. `base` is our
+/// callback URL.
+pub fn seed_area(base: &str, boot_id: &str, seed_secret: &str) -> anyhow::Result<Vec<u8>> {
+    let json = serde_json::json!({
+        "boot": boot_id,
+        "seed": format!("{base}/fleet/boots/{boot_id}/seed"),
+        "seed_secret": seed_secret,
+        "report": format!("{base}/fleet/boots/{boot_id}/report"),
+    })
+    .to_string();
     let mut area = Vec::with_capacity(SEED_AREA);
     area.extend_from_slice(SEED_MAGIC);
     area.extend_from_slice(json.as_bytes());

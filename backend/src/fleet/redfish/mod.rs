@@ -276,7 +276,7 @@ impl Fleet for RedfishFleet {
         &self,
         host: &str,
         kind: ConsoleKind,
-    ) -> Result<std::net::SocketAddr, FleetError> {
+    ) -> Result<crate::fleet::ConsoleEndpoint, FleetError> {
         self.console(host, kind).await
     }
 

@@ -286,10 +286,32 @@ impl Emulator {
 
     /// `hang`: every Redfish request waits 30 s (or until the mode
     /// changes) before it is answered; `error`: the next Redfish POST
-    /// answers 400 with a Redfish error body; `none`: normal again.
+    /// answers 400 with a Redfish error body; `redirect`: every Redfish
+    /// request answers 307 to another origin; `foreign`: a system's reset
+    /// target and virtual media link name another origin; `none`: normal
+    /// again.
     pub async fn fault(&self, mode: &str) {
         let url = format!("{}/fixture/fault", self.url);
         self.post(&url, json!({"mode": mode})).await;
+    }
+
+    /// (requests, with credentials) that reached another origin the BMC
+    /// pointed at (faults `redirect` and `foreign`).
+    pub async fn requests_elsewhere(&self) -> (u64, u64) {
+        let url = format!("{}/fixture/elsewhere", self.url);
+        let seen: Value = self
+            .client
+            .get(&url)
+            .send()
+            .await
+            .expect("reading the requests elsewhere")
+            .json()
+            .await
+            .expect("JSON");
+        (
+            seen["requests"].as_u64().unwrap_or_default(),
+            seen["with_credentials"].as_u64().unwrap_or_default(),
+        )
     }
 
     /// The image URL in the virtual CD slot, when media is inserted.

@@ -10,12 +10,12 @@
 //!   (IPMI Serial-over-LAN) or `ssh` to the BMC running its vendor command
 //!   (`console com2`, `vsp`).
 //!
-//! The bridge is one-shot because every local process on the replica can
-//! reach 127.0.0.1: a listener that stayed open would hand a customer's
-//! serial console to anyone on the machine, without a console ticket. The
-//! tunnel connects right after asking for the address (it redeemed the
-//! ticket first), so one connection within [`SERIAL_ACCEPT_WAIT`] is all a
-//! bridge takes; then, or after that wait, its port is closed.
+//! Every local process on the replica can reach 127.0.0.1, so a bridge
+//! takes only the tunnel it was opened for: the tunnel (which redeemed the
+//! console ticket) writes the bridge's one-time key first, and a
+//! connection without it is closed unserved and noted in the host's
+//! history. The first connection with the key is the bridge's only one;
+//! then, or after [`SERIAL_ACCEPT_WAIT`], its port is closed.
 
 mod programs;
 mod relay;
@@ -27,8 +27,10 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Instant;
 
+use tokio::io::AsyncReadExt;
+
 use super::{RedfishFleet, Target};
-use crate::fleet::{ConsoleKind, FleetError};
+use crate::fleet::{ConsoleEndpoint, ConsoleKind, FleetError};
 use crate::inventory::bmc::SerialConsole;
 
 /// How long a serial bridge waits for its one connection (the tunnel's)
@@ -40,11 +42,14 @@ impl RedfishFleet {
         &self,
         host: &str,
         kind: ConsoleKind,
-    ) -> Result<SocketAddr, FleetError> {
+    ) -> Result<ConsoleEndpoint, FleetError> {
         let target = self.target(host).await?;
         let bmc_host = bmc_host(&target)?;
         match kind {
-            ConsoleKind::Graphical => self.vnc_address(&target, &bmc_host).await,
+            ConsoleKind::Graphical => Ok(ConsoleEndpoint {
+                addr: self.vnc_address(&target, &bmc_host).await?,
+                key: None,
+            }),
             ConsoleKind::Serial => self.serial_bridge(target, bmc_host).await,
         }
     }
@@ -69,14 +74,14 @@ impl RedfishFleet {
         }
     }
 
-    /// A fresh bridge on 127.0.0.1:0 for one console. It runs with the
-    /// BMC settings read now, so changed settings apply to the next
-    /// console opened.
+    /// A fresh bridge on 127.0.0.1:0 for one console, with its one-time
+    /// key. It runs with the BMC settings read now, so changed settings
+    /// apply to the next console opened.
     async fn serial_bridge(
         &self,
         target: Target,
         bmc_host: String,
-    ) -> Result<SocketAddr, FleetError> {
+    ) -> Result<ConsoleEndpoint, FleetError> {
         let host = target.bmc.host_name.clone();
         let failed = |error: std::io::Error| {
             FleetError::Unavailable(format!("{host}: serial console bridge: {error}"))
@@ -85,16 +90,65 @@ impl RedfishFleet {
             .await
             .map_err(failed)?;
         let addr = listener.local_addr().map_err(failed)?;
+        let key = crate::accounts::tokens::random_token()
+            .map_err(|e| FleetError::Unavailable(format!("{host}: {e:#}")))?;
         tracing::debug!(host, %addr, "serial console bridge listening");
         let fleet = self.clone();
+        let expected = key.clone();
         tokio::spawn(async move {
             // The listener is dropped on return, before the session starts:
             // from then on a connection to this port is refused.
-            if let Some(stream) = accept_one(listener, &target.bmc.host_name).await {
+            if let Some(stream) = fleet.accept_keyed(listener, &target, &expected).await {
                 fleet.serial_session(target, bmc_host, stream).await;
             }
         });
-        Ok(addr)
+        Ok(ConsoleEndpoint {
+            addr,
+            key: Some(key),
+        })
+    }
+
+    /// The bridge's one connection: the first within [`SERIAL_ACCEPT_WAIT`]
+    /// that writes `key` and a newline first. Others are closed unserved
+    /// and noted (a local process knocking on a console). A failed accept
+    /// (out of descriptors) is retried until then.
+    async fn accept_keyed(
+        &self,
+        listener: TcpListener,
+        target: &Target,
+        key: &str,
+    ) -> Option<TcpStream> {
+        let host = &target.bmc.host_name;
+        let deadline = Instant::now() + SERIAL_ACCEPT_WAIT;
+        let accepted = tokio::time::timeout_at(deadline, async {
+            loop {
+                match listener.accept().await {
+                    Ok((mut stream, _)) => {
+                        if presents_key(&mut stream, key).await {
+                            return stream;
+                        }
+                        self.note(
+                            target,
+                            "serial console: a connection without the bridge's key was refused",
+                        )
+                        .await;
+                    }
+                    Err(error) => {
+                        tracing::debug!(host, %error, "serial console accept failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                }
+            }
+        })
+        .await;
+        drop(listener);
+        match accepted {
+            Ok(stream) => Some(stream),
+            Err(_) => {
+                tracing::debug!(host, "serial console bridge closed unused");
+                None
+            }
+        }
     }
 
     /// One viewer's serial console: the program runs as long as both the
@@ -103,14 +157,16 @@ impl RedfishFleet {
     async fn serial_session(self, target: Target, bmc_host: String, mut stream: TcpStream) {
         // `_private` is held until the session ends: ssh's askpass script
         // lives there.
-        let (program, path, mut command, _private) = match target.bmc.serial_console {
+        let (program, path, mut command, _private, escape) = match target.bmc.serial_console {
             SerialConsole::Ipmi => {
                 self.sol_deactivate(&target, &bmc_host).await;
                 let command = self.sol(&target, &bmc_host, "activate");
-                ("ipmitool", &self.settings.ipmitool, command, None)
+                let escape = Some(programs::SOL_ESCAPE);
+                ("ipmitool", &self.settings.ipmitool, command, None, escape)
             }
+            // ssh runs with `-e none`: no byte escapes.
             SerialConsole::Ssh => match self.ssh(&target, &bmc_host).await {
-                Ok((command, private)) => ("ssh", &self.settings.ssh, command, Some(private)),
+                Ok((command, private)) => ("ssh", &self.settings.ssh, command, Some(private), None),
                 Err(error) => {
                     let why = format!("serial console: preparing ssh failed: {error}");
                     self.note(&target, &why).await;
@@ -136,37 +192,28 @@ impl RedfishFleet {
             }
         };
         let host = &target.bmc.host_name;
-        if let Some(failed) = relay::relay(host, program, child, &mut stream).await {
+        if let Some(failed) = relay::relay(host, program, child, &mut stream, escape).await {
             self.note(&target, &format!("serial console: {failed}"))
                 .await;
         }
     }
 }
 
-/// The bridge's one connection, if one comes within [`SERIAL_ACCEPT_WAIT`].
-/// A failed accept (out of descriptors) is retried until then.
-async fn accept_one(listener: TcpListener, host: &str) -> Option<TcpStream> {
-    let deadline = Instant::now() + SERIAL_ACCEPT_WAIT;
-    let accepted = tokio::time::timeout_at(deadline, async {
-        loop {
-            match listener.accept().await {
-                Ok((stream, _)) => return stream,
-                Err(error) => {
-                    tracing::debug!(host, %error, "serial console accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
-    })
-    .await;
-    drop(listener);
-    match accepted {
-        Ok(stream) => Some(stream),
-        Err(_) => {
-            tracing::debug!(host, "serial console bridge closed unused");
-            None
-        }
+/// Whether the connection's first bytes are `key` and a newline, read
+/// within a second (the tunnel writes them at once); compared in constant
+/// time.
+async fn presents_key(stream: &mut TcpStream, key: &str) -> bool {
+    let mut given = vec![0u8; key.len() + 1];
+    let read = tokio::time::timeout(Duration::from_secs(1), stream.read_exact(&mut given)).await;
+    if !matches!(read, Ok(Ok(_))) {
+        return false;
     }
+    let expected = key.bytes().chain(std::iter::once(b'\n'));
+    given
+        .iter()
+        .zip(expected)
+        .fold(0u8, |differ, (a, b)| differ | (a ^ b))
+        == 0
 }
 
 /// The BMC's host name or address, from its validated `https://host[:port]`.

@@ -11,6 +11,8 @@ use tokio::process::Command;
 
 use super::super::{RedfishFleet, Target};
 
+/// ipmitool's escape character for our consoles (see [`RedfishFleet::sol`]).
+pub(super) const SOL_ESCAPE: u8 = 0xFF;
 /// How long a stale SOL session's `sol deactivate` may take.
 const DEACTIVATE_WAIT: Duration = Duration::from_secs(15);
 /// The script ssh runs to ask for the BMC password (`SSH_ASKPASS`): it
@@ -47,16 +49,21 @@ impl RedfishFleet {
         }
     }
 
-    /// `ipmitool -I lanplus … -E sol <action>`: `-E` takes the password
-    /// from `IPMI_PASSWORD`. ipmitool's escape character stays `~`: the
-    /// viewer typing `~.` at the start of a line ends the session (the
-    /// program exits, and the console closes).
+    /// `ipmitool -I lanplus … -e <0xFF> -E sol <action>`: `-E` takes the
+    /// password from `IPMI_PASSWORD`. The escape character is the byte
+    /// 0xFF, which no keyboard sends (UTF-8 never contains it) and the
+    /// relay drops from the viewer's bytes: with ipmitool's `~`, a line
+    /// starting `~.` typed into the server would end the console, and
+    /// `~^Z` would stop ipmitool itself.
     pub(super) fn sol(&self, target: &Target, bmc_host: &str, action: &str) -> Command {
+        use std::os::unix::ffi::OsStrExt;
         let access = &target.bmc.access;
         let mut command = console_program(&self.settings.ipmitool);
         command
             .args(["-I", "lanplus", "-H", bmc_host])
-            .args(["-U", &access.username, "-E", "sol", action])
+            .args(["-U", &access.username, "-e"])
+            .arg(std::ffi::OsStr::from_bytes(&[SOL_ESCAPE]))
+            .args(["-E", "sol", action])
             .env("IPMI_PASSWORD", &access.password);
         command
     }
