@@ -55,12 +55,15 @@ pub enum JobKind {
     /// Bring an organization's Stripe customer up to its billing profile
     /// (name, address, VAT ID, reverse charge).
     StripeCustomer,
+    /// Mirrors a subscription as Stripe has it now (two of its events
+    /// came in one second, so their order cannot decide).
+    StripeSubscription,
     /// Set a new root password through the Fleet (the customer lost theirs).
     RootPassword,
 }
 
 impl JobKind {
-    const ALL: [JobKind; 17] = [
+    const ALL: [JobKind; 18] = [
         JobKind::Provision,
         JobKind::Reboot,
         JobKind::PowerCycle,
@@ -77,6 +80,7 @@ impl JobKind {
         JobKind::StripeUndeliverable,
         JobKind::StripeInvoicePayment,
         JobKind::StripeCustomer,
+        JobKind::StripeSubscription,
         JobKind::RootPassword,
     ];
 
@@ -98,6 +102,7 @@ impl JobKind {
             JobKind::StripeUndeliverable => "stripe_undeliverable",
             JobKind::StripeInvoicePayment => "stripe_invoice_payment",
             JobKind::StripeCustomer => "stripe_customer",
+            JobKind::StripeSubscription => "stripe_subscription",
             JobKind::RootPassword => "root_password.set",
         }
     }

@@ -60,7 +60,8 @@ impl Runner {
             | JobKind::StripeCredit
             | JobKind::StripeUndeliverable
             | JobKind::StripeInvoicePayment
-            | JobKind::StripeCustomer => {
+            | JobKind::StripeCustomer
+            | JobKind::StripeSubscription => {
                 return self.stripe_job(job).await;
             }
         };
@@ -98,6 +99,9 @@ impl Runner {
             }
             JobKind::StripeInvoicePayment => {
                 payments::learn_payment(db, clock, client, subject, job.attempts).await
+            }
+            JobKind::StripeSubscription => {
+                events::refresh_subscription(db, clock, client, subject, job.attempts).await
             }
             JobKind::StripeCustomer => {
                 let seller = self.seller_country.as_str();

@@ -14,8 +14,9 @@
 //! Order does not matter: invoices only move forward (draft → open →
 //! paid/void/uncollectible; uncollectible can still be paid), a
 //! subscription keeps the time of the newest event applied and ignores
-//! older ones, and an event whose order or customer we don't know yet is
-//! retried later.
+//! older ones (two of the same second are settled by fetching the
+//! subscription from Stripe: [`refresh_subscription`]), and an event whose
+//! order or customer we don't know yet is retried later.
 
 use anyhow::Context;
 use serde::Deserialize;
@@ -189,6 +190,29 @@ pub async fn apply(db: &Db, clock: &Clock, event_id: &str, attempts: i64) -> Out
 
 async fn apply_inner(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<bool> {
     match apply_stored(db, clock, event_id).await {
+        Err(error) if error.downcast_ref::<mirror::AskStripe>().is_some() => {
+            let subscription = error
+                .downcast_ref::<mirror::AskStripe>()
+                .map(|tie| tie.0.clone())
+                .unwrap_or_default();
+            ask_stripe(db, clock, event_id, &subscription).await?;
+            Ok(true)
+        }
+        Err(error) if error.downcast_ref::<mirror::NotOurs>().is_some() => {
+            let why = error.to_string();
+            tracing::info!(event = %event_id, %why, "Stripe event about another product's object");
+            sqlx::query(
+                "update stripe_events set processed_at = $1, ignored_reason = $2 \
+                 where id = $3 and processed_at is null",
+            )
+            .bind(clock.now())
+            .bind(&why)
+            .bind(event_id)
+            .execute(&db.pool)
+            .await
+            .context("setting the event aside")?;
+            Ok(true)
+        }
         Err(error) => match error.downcast_ref::<mirror::HeldForOperator>() {
             Some(held) => {
                 tracing::warn!(event = %event_id, reason = %held.0, "Stripe event held, not applied");
@@ -247,7 +271,7 @@ async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<
         EventObject::CustomerSubscriptionCreated(subscription)
         | EventObject::CustomerSubscriptionUpdated(subscription)
         | EventObject::CustomerSubscriptionDeleted(subscription) => {
-            mirror::subscription(&mut tx, subscription, created, now).await?
+            mirror::subscription(&mut tx, subscription, created, now, false).await?
         }
         EventObject::InvoicePaymentPaid(payment) => {
             super::payments::invoice_payment_paid(&mut tx, payment, now).await?
@@ -274,6 +298,77 @@ async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<
     .context("marking the event processed")?;
     tx.commit().await.context("committing the event")?;
     Ok(true)
+}
+
+/// A same-second tie: the event is done with (its news is in Stripe's
+/// state) and the subscription is fetched by a job, one queued at a time.
+async fn ask_stripe(
+    db: &Db,
+    clock: &Clock,
+    event_id: &str,
+    subscription: &str,
+) -> anyhow::Result<()> {
+    let now = clock.now();
+    let mut tx = db.begin().await?;
+    sqlx::query(
+        "update stripe_events set processed_at = $1 where id = $2 and processed_at is null",
+    )
+    .bind(now)
+    .bind(event_id)
+    .execute(&mut *tx)
+    .await
+    .context("marking the event processed")?;
+    let queued: i64 = sqlx::query_scalar(
+        "select count(*) from jobs where kind = $1 and subject_id = $2 and state = 'queued'",
+    )
+    .bind(jobs::JobKind::StripeSubscription.as_str())
+    .bind(subscription)
+    .fetch_one(&mut *tx)
+    .await
+    .context("looking for a queued refresh")?;
+    if queued == 0 {
+        jobs::enqueue(
+            &mut tx,
+            jobs::JobKind::StripeSubscription,
+            subscription,
+            now,
+            now,
+        )
+        .await?;
+    }
+    tx.commit().await.context("committing")?;
+    tracing::info!(event = %event_id, %subscription, "same-second subscription events: asking Stripe");
+    Ok(())
+}
+
+/// Job (`JobKind::StripeSubscription`): mirrors the subscription as Stripe
+/// has it now.
+pub async fn refresh_subscription(
+    db: &Db,
+    clock: &Clock,
+    client: &super::client::StripeClient,
+    subscription: &str,
+    attempts: i64,
+) -> Outcome {
+    let result = async {
+        let fetched = client
+            .send(
+                &stripe_billing::subscription::RetrieveSubscription::new(subscription),
+                None,
+            )
+            .await?;
+        apply_fetched(db, clock, &Fetched::Subscription(Box::new(fetched))).await
+    }
+    .await;
+    match result {
+        Ok(true) => Outcome::Done,
+        Ok(false) if attempts < 20 => Outcome::RetryAt(
+            clock.now() + 5 * attempts,
+            "waiting for related objects".into(),
+        ),
+        Ok(false) => Outcome::Dead("related objects never appeared".into()),
+        Err(error) => Outcome::RetryAt(clock.now() + 10 * attempts, format!("{error:#}")),
+    }
 }
 
 /// What reconciliation fetched, applied as its event would be.
@@ -304,7 +399,7 @@ pub(crate) async fn apply_fetched(
             _ => true,
         },
         Fetched::Subscription(subscription) => {
-            mirror::subscription(&mut tx, subscription, now, now).await?
+            mirror::subscription(&mut tx, subscription, now, now, true).await?
         }
         Fetched::Invoice(invoice) => {
             mirror::invoice(db, &mut tx, invoice, "invoice.updated", now, now).await?

@@ -327,6 +327,20 @@ async fn vat_rate(
     })
 }
 
+/// The event is about an object that is not ours: another product sharing
+/// the Stripe account. Told apart from a late one (retried), it is done
+/// with at once, its reason kept on the event.
+#[derive(Debug, thiserror::Error)]
+#[error("not ours: {0}")]
+pub(crate) struct NotOurs(pub String);
+
+/// Two events of one subscription carry the same second: which came last
+/// at Stripe cannot be told from them, so the subscription is fetched and
+/// mirrored as Stripe has it now (`JobKind::StripeSubscription`).
+#[derive(Debug, thiserror::Error)]
+#[error("another event of subscription {0} has the same second")]
+pub(crate) struct AskStripe(pub String);
+
 /// Something an event carries that only an operator can decide on (the
 /// event is held, as one in another API version is).
 #[derive(Debug, thiserror::Error)]
@@ -371,7 +385,11 @@ pub(super) async fn invoice(
             .await
             .context("finding the customer")?;
     let Some(org) = org else {
-        return Ok(false);
+        // Our customers are stored before any checkout can use them, so an
+        // invoice of one we do not know is not late: it is not ours.
+        return Err(anyhow::Error::new(NotOurs(format!(
+            "invoice {stripe_id} of customer {customer}, which is none of ours"
+        ))));
     };
     lock_customer(db, tx, &org).await?;
     let subtotal = object.subtotal;
@@ -688,11 +706,15 @@ fn period_end(subscription: &Subscription) -> Option<i64> {
 /// up after failed retries), which runs our own cancellation: the server
 /// ends at that date, is wiped and its host returns to stock. An end taken
 /// back at Stripe is taken back here too (Stripe bills on).
+///
+/// `fetched`: the object was read from Stripe just now (reconciliation, or
+/// a same-second tie), so it is the newest state whatever `created` says.
 pub(super) async fn subscription(
     tx: &mut Transaction<'_, Any>,
     object: &Subscription,
     created: i64,
     now: i64,
+    fetched: bool,
 ) -> anyhow::Result<bool> {
     let sub = object.id.to_string();
     let order = object.metadata.get("order_id").cloned().unwrap_or_default();
@@ -707,20 +729,28 @@ pub(super) async fn subscription(
     .context("finding the subscription's server")?;
     let Some(server) = server else {
         // An order that was never delivered has no server: nothing to
-        // mirror. Otherwise its checkout is not applied yet.
-        let undelivered: Option<String> = sqlx::query_scalar(
-            "select state from orders where id = $1 and state in ('failed', 'expired')",
-        )
-        .bind(&order)
-        .fetch_optional(&mut **tx)
-        .await
-        .context("reading the subscription's order")?;
-        return Ok(undelivered.is_some());
+        // mirror. One whose checkout is not applied yet is late; a
+        // subscription naming no order of ours is not ours.
+        let state: Option<String> = sqlx::query_scalar("select state from orders where id = $1")
+            .bind(&order)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("reading the subscription's order")?;
+        return match state.as_deref() {
+            Some("failed" | "expired") => Ok(true),
+            Some(_) => Ok(false),
+            None => Err(anyhow::Error::new(NotOurs(format!(
+                "subscription {sub} names no order of ours"
+            )))),
+        };
     };
     let id: String = server.try_get("id")?;
     let last: Option<i64> = server.try_get("stripe_event_at")?;
-    if last.is_some_and(|at| at > created) {
+    if last.is_some_and(|at| at > created) && !fetched {
         return Ok(true);
+    }
+    if last == Some(created) && !fetched {
+        return Err(anyhow::Error::new(AskStripe(sub)));
     }
     let ended = object.status == SubscriptionStatus::Canceled || object.ended_at.is_some();
     // Stripe gave up after failed retries: the dunning mail promised
@@ -749,7 +779,7 @@ pub(super) async fn subscription(
     .bind(&sub)
     .bind(if ended { None } else { period_end(object) })
     .bind(i64::from(object.cancel_at_period_end || ended))
-    .bind(created)
+    .bind(last.map_or(created, |last| last.max(created)))
     .bind(now)
     .bind(object.billing_cycle_anchor)
     .bind(&id)
