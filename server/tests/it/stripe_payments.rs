@@ -16,6 +16,7 @@ on_both_databases!(
     a_lost_dispute_stays_with_finance,
     a_bank_debit_keeps_its_host_until_it_settles,
     a_refund_whose_events_were_lost_is_booked_by_reconciliation,
+    a_dispute_whose_events_were_lost_is_found_by_reconciliation,
 );
 
 /// `invoice_payment.paid` never arrives: the paid invoice alone makes us
@@ -176,7 +177,9 @@ async fn a_refund_whose_events_were_lost_is_booked_by_reconciliation(db: TestDb)
         .as_str()
         .expect("the first invoice")
         .to_owned();
-    let lost = double.refund_at_stripe(&invoice, 5_000, now());
+    // Made a while before reconciliation finds it.
+    let made = now() - 120;
+    let lost = double.refund_at_stripe(&invoice, 5_000, made);
     assert_eq!(
         lost.len(),
         2,
@@ -190,5 +193,60 @@ async fn a_refund_whose_events_were_lost_is_booked_by_reconciliation(db: TestDb)
     let text = strip_tags(&billing);
     assert!(text.contains("€42.02"), "{text}");
     assert!(!text.contains("CN-2026-000002"), "booked once: {text}");
+    // Paid out when Stripe made the refund, not when we heard of it.
+    let db = backend::Db::connect(&app.database_url, 1)
+        .await
+        .expect("db");
+    let paid_out: Option<i64> = sqlx::query_scalar(
+        "select paid_out_at from credit_notes where stripe_refund_id is not null",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .expect("the refund's credit note");
+    assert_eq!(paid_out, Some(made));
+    app.finish().await;
+}
+
+/// `charge.dispute.created` and `…closed` never arrive: reconciliation
+/// lists the paid payment's disputes, so finance sees the dispute open,
+/// then lost; a pass that finds nothing new writes nothing more.
+async fn a_dispute_whose_events_were_lost_is_found_by_reconciliation(db: TestDb) {
+    let (app, double) = stripe_app(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    deliver_all(&app, &double.pay("cs_test_1", now()), now()).await;
+    eventually(&app, &owner, "/en/servers", "data-server=").await;
+    stripe_events_applied(&app).await;
+    let invoice = double.invoice_for_subscription("sub_test_1")[0]["id"]
+        .as_str()
+        .expect("the first invoice")
+        .to_owned();
+    let lost = double.dispute(&invoice, now());
+    assert_eq!(lost.len(), 1, "charge.dispute.created, lost");
+    let reconcile = || async {
+        let (ok, out) = app.ops_env(&["stripe", "reconcile"], &env(&double));
+        assert!(ok, "{out}");
+    };
+    reconcile().await;
+    let staff = app.staff("finance@host.example").await;
+    eventually(&app, &staff, "/en/staff/finance", "data-disputed=").await;
+    reconcile().await;
+    let _ = double.close_dispute(&invoice, false, now());
+    reconcile().await;
+    reconcile().await;
+    eventually(&app, &staff, "/en/staff/finance", "data-lost=\"true\"").await;
+    assert!(double.requests("/v1/disputes") >= 4);
+    let db = backend::Db::connect(&app.database_url, 1)
+        .await
+        .expect("db");
+    let logged: Vec<String> = sqlx::query_scalar(
+        "select action from audit_log where action like 'invoice.dispute%' order by at, id",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("the audit log");
+    assert_eq!(logged, ["invoice.disputed", "invoice.dispute_closed"]);
+    assert_eq!(double.out_of_shape(), Vec::<String>::new());
     app.finish().await;
 }

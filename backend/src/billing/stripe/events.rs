@@ -377,6 +377,7 @@ pub(crate) enum Fetched {
     Subscription(Box<stripe_shared::Subscription>),
     Invoice(Box<stripe_shared::Invoice>),
     Refund(Box<stripe_shared::Refund>),
+    Dispute(Box<stripe_shared::Dispute>),
 }
 
 /// Applies an object fetched from Stripe (by the reconcile job) as if its
@@ -405,6 +406,15 @@ pub(crate) async fn apply_fetched(
             mirror::invoice(db, &mut tx, invoice, "invoice.updated", now, now).await?
         }
         Fetched::Refund(refund) => super::payments::refund_made(&mut tx, refund, now).await?,
+        Fetched::Dispute(dispute) => {
+            let closed = matches!(dispute.status.as_str(), "won" | "lost" | "warning_closed");
+            let kind = if closed {
+                "charge.dispute.closed"
+            } else {
+                "charge.dispute.created"
+            };
+            super::payments::disputed(&mut tx, dispute, kind, now).await?
+        }
     };
     tx.commit()
         .await

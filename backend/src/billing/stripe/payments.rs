@@ -246,7 +246,9 @@ pub(super) async fn refund_made(
     .bind(refund.amount - net)
     .bind(&refund_id)
     .bind(refund.amount)
-    .bind(now)
+    // When Stripe made it, not when we heard (reconciliation may find a
+    // refund days later).
+    .bind(refund.created.min(now))
     .bind(&note)
     .execute(&mut **tx)
     .await
@@ -271,6 +273,21 @@ pub(super) async fn disputed(
     };
     let open = kind == "charge.dispute.created";
     let status = dispute.status.as_str();
+    // Told already (a redelivery, or reconciliation finding it as it is):
+    // nothing changes, and finance's log gets no second line. A dispute
+    // only moves forward: an opening that arrives after the close is old.
+    let known = sqlx::query("select dispute_status, dispute_closed_at from invoices where id = $1")
+        .bind(&invoice)
+        .fetch_one(&mut **tx)
+        .await
+        .context("reading the invoice's dispute")?;
+    let known_status: Option<String> = known.try_get("dispute_status")?;
+    let closed_before = known
+        .try_get::<Option<i64>, _>("dispute_closed_at")?
+        .is_some();
+    if known_status.as_deref() == Some(status) || (open && closed_before) {
+        return Ok(true);
+    }
     // Closed in our favour, the flag clears; lost, it stays: the bank took
     // the money back and finance must act on it.
     let cleared = !open && status != "lost";

@@ -1,7 +1,7 @@
 //! Repairs what missed webhooks would leave wrong: every so often, ask
 //! Stripe for the state of checkouts still waiting, of our subscriptions,
-//! of each customer's recent invoices and of the refunds of paid ones, and
-//! apply it as events would.
+//! of each customer's recent invoices, of the payments of paid ones and of
+//! those payments' refunds and disputes, and apply it as events would.
 //! Subscriptions are also moved to the VAT our rules choose today
 //! ([`super::taxes`]). One object's failure (deleted at Stripe, a bad
 //! answer) is reported and skipped; the pass goes on.
@@ -11,6 +11,7 @@ use sqlx::Row;
 use stripe_billing::invoice::ListInvoice;
 use stripe_billing::subscription::RetrieveSubscription;
 use stripe_checkout::checkout_session::RetrieveCheckoutSession;
+use stripe_core::dispute::ListDispute;
 use stripe_core::refund::ListRefund;
 
 use super::client::{StripeClient, StripeFailure};
@@ -150,14 +151,14 @@ pub async fn reconcile(
     }
     // Refunds whose events were lost: each is booked once (by its id),
     // whoever made it.
-    let refunded_payments = ids(
+    let paid_payments = ids(
         db,
         "select stripe_payment_intent from invoices where status = 'paid' \
          and stripe_payment_intent is not null and updated_at > $1",
         clock.now() - 40 * 86_400,
     )
     .await?;
-    for intent in refunded_payments {
+    for intent in &paid_payments {
         let list = match client
             .send(
                 &ListRefund::new().payment_intent(intent.as_str()).limit(100),
@@ -174,6 +175,30 @@ pub async fn reconcile(
         for refund in list.data {
             let what = format!("refund {}", refund.id);
             let result = apply_fetched(db, clock, &Fetched::Refund(Box::new(refund))).await;
+            done.outcome(what, result);
+        }
+    }
+    // Disputes whose events were lost: opened, won or lost, as Stripe has
+    // them now (applying one unchanged changes nothing).
+    for intent in &paid_payments {
+        let list = match client
+            .send(
+                &ListDispute::new()
+                    .payment_intent(intent.as_str())
+                    .limit(100),
+                None,
+            )
+            .await
+        {
+            Ok(list) => list,
+            Err(error) => {
+                done.outcome(format!("disputes of {intent}"), Err(error.into()));
+                continue;
+            }
+        };
+        for dispute in list.data {
+            let what = format!("dispute {}", dispute.id);
+            let result = apply_fetched(db, clock, &Fetched::Dispute(Box::new(dispute))).await;
             done.outcome(what, result);
         }
     }

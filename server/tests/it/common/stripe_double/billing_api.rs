@@ -151,6 +151,21 @@ pub(super) fn list_refunds(l: &mut Ledger, form: &Form) -> Answer {
     page(refunds, form, "/v1/refunds")
 }
 
+/// `GET /v1/disputes?payment_intent=…`: a payment's disputes, newest first.
+pub(super) fn list_disputes(l: &mut Ledger, form: &Form) -> Answer {
+    let intent = form.text("payment_intent");
+    let disputes = l
+        .all("dispute")
+        .into_iter()
+        .filter(|d| {
+            intent
+                .as_ref()
+                .is_none_or(|i| d["payment_intent"] == i.as_str())
+        })
+        .collect();
+    page(disputes, form, "/v1/disputes")
+}
+
 /// `POST /v1/invoices/{id}/void`: only an open (or uncollectible)
 /// invoice can be voided; Stripe sends `invoice.voided`.
 pub(super) fn void_invoice(l: &mut Ledger, id: &str) -> Answer {

@@ -406,6 +406,7 @@ fn route(l: &mut Ledger, method: &Method, path: &str, form: &Form) -> Answer {
         ("GET", ["invoice_payments"]) => billing_api::list_invoice_payments(l, form),
         ("POST", ["refunds"]) => billing_api::create_refund(l, form),
         ("GET", ["refunds"]) => billing_api::list_refunds(l, form),
+        ("GET", ["disputes"]) => billing_api::list_disputes(l, form),
         ("GET", ["webhook_endpoints"]) => checkout_api::list_webhook_endpoints(l, form),
         ("POST", ["webhook_endpoints"]) => checkout_api::create_webhook_endpoint(l, form),
         ("POST", ["webhook_endpoints", id]) => checkout_api::update_webhook_endpoint(l, id, form),
