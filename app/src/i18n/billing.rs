@@ -74,6 +74,8 @@ pub struct Billing {
     pub credit_title: &'static str,
     pub credit_reason: &'static str,
     pub credit_amount: &'static str,
+    /// The column naming the invoice a credit note corrects.
+    pub credit_invoice: &'static str,
     pub credit_remaining: &'static str,
     pub invoice_title: &'static str,
     pub invoice_from: &'static str,

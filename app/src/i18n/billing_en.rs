@@ -68,6 +68,7 @@ pub static BILLING_EN: Billing = Billing {
     credit_title: "Credit notes",
     credit_reason: "Reason",
     credit_amount: "Amount (€, ex VAT)",
+    credit_invoice: "Corrects invoice",
     credit_remaining: "Left to use",
     invoice_title: "Invoice",
     invoice_from: "From",

@@ -68,6 +68,7 @@ pub static BILLING_ZH: Billing = Billing {
     credit_title: "贷项通知单",
     credit_reason: "原因",
     credit_amount: "金额（欧元，不含增值税）",
+    credit_invoice: "对应发票",
     credit_remaining: "剩余可用",
     invoice_title: "发票",
     invoice_from: "开票方",

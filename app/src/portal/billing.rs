@@ -39,7 +39,8 @@ pub struct BillingView {
     pub vat_id_check: Option<VatIdCheckView>,
     pub invoices: Vec<InvoiceRow>,
     /// (number, reason, amount, remaining, issued at)
-    pub credit_notes: Vec<(String, String, Money, Money, i64)>,
+    /// (number, reason, amount, remaining, issued, the invoice it corrects).
+    pub credit_notes: Vec<(String, String, Money, Money, i64, Option<String>)>,
     pub filter_status: String,
     pub filter_month: String,
     /// Payment methods are managed in Stripe's Billing Portal.
@@ -158,11 +159,12 @@ pub fn BillingPage() -> impl IntoView {
     let credits = view
         .credit_notes
         .iter()
-        .map(|(number, reason, amount, remaining, at)| {
+        .map(|(number, reason, amount, remaining, at, invoice)| {
             view! {
                 <tr data-credit=number.clone()>
                     <th scope="row">{number.clone()}</th>
                     <td data-label=b.col_issued>{domain::time::format_date(*at)}</td>
+                    <td data-label=b.credit_invoice>{invoice.clone().unwrap_or_else(|| "—".to_owned())}</td>
                     <td data-label=b.credit_reason>{reason.clone()}</td>
                     <td class="num" data-label=b.credit_amount>{amount.format(lang)}</td>
                     <td class="num" data-label=b.credit_remaining>{remaining.format(lang)}</td>
@@ -223,6 +225,7 @@ pub fn BillingPage() -> impl IntoView {
                                 <tr>
                                     <th scope="col">{b.col_number}</th>
                                     <th scope="col">{b.col_issued}</th>
+                                    <th scope="col">{b.credit_invoice}</th>
                                     <th scope="col">{b.credit_reason}</th>
                                     <th scope="col" class="num">{b.credit_amount}</th>
                                     <th scope="col" class="num">{b.credit_remaining}</th>

@@ -18,6 +18,10 @@ pub struct CreditNote {
     pub amount_cents: i64,
     pub remaining_cents: i64,
     pub created_at: i64,
+    /// The invoice it corrects (`INV-2026-000001`), as a credit note must
+    /// cite: an SLA credit the invoice of the month it credits, a refund
+    /// the invoice it pays back. None for a goodwill credit.
+    pub invoice_number: Option<String>,
 }
 
 /// A credit (ex VAT, like the fees it is a share of) with the VAT charged on
@@ -40,6 +44,7 @@ pub async fn issue(
     amount_cents: i64,
     reason: &str,
     server_id: Option<&str>,
+    invoice_id: Option<&str>,
     actor: &str,
     now: i64,
 ) -> anyhow::Result<String> {
@@ -49,13 +54,23 @@ pub async fn issue(
         amount_cents,
         reason,
         server_id,
+        invoice_id,
         actor,
         now,
     )
     .await?;
     let amount = domain::Money::eur(amount_cents);
+    let invoice: Option<String> = match invoice_id {
+        Some(id) => sqlx::query_scalar("select number from invoices where id = $1")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("reading the corrected invoice")?
+            .flatten(),
+        None => None,
+    };
     super::dunning::notify(tx, organization_id, now, |lang| {
-        issued_mail(lang, &number, amount, reason)
+        issued_mail(lang, &number, amount, reason, invoice.as_deref())
     })
     .await?;
     Ok(number)
@@ -69,14 +84,15 @@ pub async fn record(
     amount_cents: i64,
     reason: &str,
     server_id: Option<&str>,
+    invoice_id: Option<&str>,
     actor: &str,
     now: i64,
 ) -> anyhow::Result<String> {
     let number = numbering::next(tx, "CN", now).await?;
     sqlx::query(
         "insert into credit_notes (id, organization_id, number, reason, amount_cents, currency, \
-         remaining_cents, server_id, created_at, created_by) \
-         values ($1, $2, $3, $4, $5, 'EUR', $5, $6, $7, $8)",
+         remaining_cents, server_id, created_at, created_by, invoice_id) \
+         values ($1, $2, $3, $4, $5, 'EUR', $5, $6, $7, $8, $9)",
     )
     .bind(new_id())
     .bind(organization_id)
@@ -86,6 +102,7 @@ pub async fn record(
     .bind(server_id)
     .bind(now)
     .bind(actor)
+    .bind(invoice_id)
     .execute(&mut **tx)
     .await
     .context("issuing a credit note")?;
@@ -103,20 +120,32 @@ pub async fn record(
     Ok(number)
 }
 
-/// The credit note's mail: its number, amount (ex VAT) and reason.
-fn issued_mail(lang: Lang, number: &str, amount: domain::Money, reason: &str) -> (String, String) {
+/// The credit note's mail: its number, amount (ex VAT), reason and the
+/// invoice it corrects.
+fn issued_mail(
+    lang: Lang,
+    number: &str,
+    amount: domain::Money,
+    reason: &str,
+    invoice: Option<&str>,
+) -> (String, String) {
     let amount = amount.format(lang);
+    let corrects = match (lang, invoice) {
+        (Lang::Zh, Some(invoice)) => format!("\n对应发票：{invoice}"),
+        (Lang::En, Some(invoice)) => format!("\nIt corrects invoice {invoice}."),
+        (_, None) => String::new(),
+    };
     match lang {
         Lang::Zh => (
             format!("贷项通知单 {number}"),
             format!(
-                "您好：\n\n我们为您开具了贷项通知单 {number}，金额 {amount}（不含增值税）。\n原因：{reason}\n\n该金额将从您之后的发票中扣除；如已没有需要开票的服务器，我们会通过银行转账退还。通过 Stripe 付款的客户，金额会退回您的余额或原付款卡。\n\n贷项通知单可在门户的“账务”页面查看。"
+                "您好：\n\n我们为您开具了贷项通知单 {number}，金额 {amount}（不含增值税）。\n原因：{reason}{corrects}\n\n该金额将从您之后的发票中扣除；如已没有需要开票的服务器，我们会通过银行转账退还。通过 Stripe 付款的客户，金额会退回您的余额或原付款卡。\n\n贷项通知单可在门户的“账务”页面查看。"
             ),
         ),
         Lang::En => (
             format!("Credit note {number}"),
             format!(
-                "Hello,\n\nWe have issued credit note {number} for {amount} (ex VAT).\nReason: {reason}\n\nIt is set against your next invoices; with no server left to invoice, we transfer it back to you. Customers paying through Stripe get it on their Stripe balance or back on their card.\n\nThe credit note is on the Billing page of the portal."
+                "Hello,\n\nWe have issued credit note {number} for {amount} (ex VAT).\nReason: {reason}{corrects}\n\nIt is set against your next invoices; with no server left to invoice, we transfer it back to you. Customers paying through Stripe get it on their Stripe balance or back on their card.\n\nThe credit note is on the Billing page of the portal."
             ),
         ),
     }
@@ -140,11 +169,13 @@ pub async fn issue_to(
     if known == 0 {
         return Ok(None);
     }
+    // A goodwill credit corrects no one invoice.
     let number = issue(
         &mut tx,
         organization_id,
         amount_cents,
         reason,
+        None,
         None,
         actor,
         clock.now(),
@@ -199,8 +230,9 @@ pub(crate) async fn apply(
 
 pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<CreditNote>> {
     sqlx::query(
-        "select id, number, reason, amount_cents, remaining_cents, created_at from credit_notes \
-         where organization_id = $1 order by created_at desc",
+        "select c.id, c.number, c.reason, c.amount_cents, c.remaining_cents, c.created_at, \
+         i.number as invoice_number from credit_notes c left join invoices i on i.id = c.invoice_id \
+         where c.organization_id = $1 order by c.created_at desc",
     )
     .bind(organization_id)
     .fetch_all(&db.pool)
@@ -215,6 +247,7 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<CreditNo
             amount_cents: r.try_get("amount_cents")?,
             remaining_cents: r.try_get("remaining_cents")?,
             created_at: r.try_get("created_at")?,
+            invoice_number: r.try_get("invoice_number")?,
         })
     })
     .collect()

@@ -85,8 +85,18 @@ pub async fn credit_closed_month(
                 a.down_secs / 60,
                 credit_percent(a.ppm)
             );
-            let number =
-                credit::issue(&mut tx, &org, cents, &reason, Some(&id), "system", now).await?;
+            let invoice = invoice_of_month(&mut tx, &id, from, to).await?;
+            let number = credit::issue(
+                &mut tx,
+                &org,
+                cents,
+                &reason,
+                Some(&id),
+                invoice.as_deref(),
+                "system",
+                now,
+            )
+            .await?;
             sqlx::query(
                 "update sla_credits set credit_note = $1 where server_id = $2 and month = $3",
             )
@@ -119,6 +129,33 @@ pub async fn credit_closed_month(
         tx.commit().await.context("committing the SLA credit")?;
     }
     Ok(issued)
+}
+
+/// The invoice that billed `server_id` for the month `[from, to)`, which
+/// its SLA credit note corrects: ours by its lines, or Stripe's by the
+/// server's subscription; the latest whose period overlaps the month
+/// (it may be issued after the month closed), else the server's latest.
+async fn invoice_of_month(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    server_id: &str,
+    from: i64,
+    to: i64,
+) -> anyhow::Result<Option<String>> {
+    sqlx::query_scalar(
+        "select i.id from invoices i where i.number is not null \
+         and i.status in ('open', 'paid', 'uncollectible') \
+         and (exists (select 1 from invoice_lines l where l.invoice_id = i.id and l.server_id = $1) \
+              or i.stripe_subscription_id = (select stripe_subscription_id from servers where id = $1)) \
+         order by case when i.period_start < $2 and i.period_end > $3 then 0 else 1 end, \
+         i.period_start desc, i.issued_at desc limit 1",
+    )
+    // SQLite numbers `$n` by first appearance: bound in that order.
+    .bind(server_id)
+    .bind(to)
+    .bind(from)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("finding the invoice the credit corrects")
 }
 
 /// A server's SLA results: (month, availability ppm, credit cents, credit note).

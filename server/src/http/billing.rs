@@ -97,6 +97,7 @@ async fn billing_view(
                     domain::Money::eur(c.amount_cents),
                     domain::Money::eur(c.remaining_cents),
                     c.created_at,
+                    c.invoice_number,
                 )
             })
             .collect(),

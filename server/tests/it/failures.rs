@@ -99,6 +99,20 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         text.contains("SLA 2026-11 · trainer · 99.9768% · 10 min · 10%€142.00"),
         "{text}"
     );
+    // It cites the invoice that billed November, on the page and by mail.
+    let credit = billing
+        .split("data-credit=\"CN-2026-000001\"")
+        .nth(1)
+        .unwrap_or_default();
+    let credit = strip_tags(&credit[..credit.find("</tr>").unwrap_or(0)]);
+    assert!(credit.contains("INV-2026-000001"), "{credit}");
+    let mail = app
+        .wait_for_mail("owner@a.example", "Credit note CN-2026-000001")
+        .await;
+    assert!(
+        mail.contains("It corrects invoice INV-2026-000001."),
+        "{mail}"
+    );
     let body = app.get_as(&owner, &server).await.body;
     let row = body
         .split("data-sla=\"2026-11\"")

@@ -11,6 +11,7 @@ use crate::stripe::{
 on_both_databases!(
     a_renewals_draft_is_never_shown_as_an_invoice,
     an_invoice_in_another_currency_waits_for_an_operator,
+    an_invoices_vat_rate_is_its_tax_lines_not_a_division,
 );
 
 /// Reconciliation lists a customer's invoices while a renewal is still a
@@ -144,5 +145,68 @@ async fn an_invoice_in_another_currency_waits_for_an_operator(db: TestDb) {
     );
     let billing = app.get_as(&owner, "/en/billing").await.body;
     assert!(!billing.contains("USD-0001"), "{}", strip_tags(&billing));
+    app.finish().await;
+}
+
+/// An invoice with a line that is not taxed (a one-off item added in the
+/// Dashboard): its VAT rate is the one its tax lines name, not the VAT
+/// divided by the whole subtotal.
+async fn an_invoices_vat_rate_is_its_tax_lines_not_a_division(db: TestDb) {
+    let (app, double) = crate::stripe::stripe_app(db).await;
+    let now = crate::stripe::now();
+    let (owner, _, server) = paid_server(&app, &double, "owner@a.example", "ams", now).await;
+    app.wait_for_server(&owner, &server).await;
+    crate::stripe::stripe_events_applied(&app).await;
+    let mut mixed = double.invoice_for_subscription("sub_test_1")[0].clone();
+    let subtotal = mixed["subtotal"].as_i64().expect("a subtotal");
+    let vat: i64 = mixed["total_taxes"]
+        .as_array()
+        .expect("tax lines")
+        .iter()
+        .filter_map(|t| t["amount"].as_i64())
+        .sum();
+    assert!(vat > 0, "{mixed}");
+    // €100.00 more, untaxed.
+    let untaxed = 10_000;
+    for key in [
+        "subtotal",
+        "subtotal_excluding_tax",
+        "total",
+        "total_excluding_tax",
+        "amount_due",
+        "amount_paid",
+    ] {
+        if let Some(cents) = mixed[key].as_i64() {
+            mixed[key] = serde_json::json!(cents + untaxed);
+        }
+    }
+    mixed["id"] = serde_json::json!("in_test_mixed");
+    mixed["number"] = serde_json::json!("MIXED-0001");
+    let (id, body) = double.event_in_version(
+        "invoice.finalized",
+        mixed,
+        crate::common::stripe_double::API_VERSION,
+        now,
+    );
+    deliver_all(&app, &vec![(id, body)], now).await;
+    crate::stripe::stripe_events_applied(&app).await;
+    let db = backend::Db::connect(&app.database_url, 1)
+        .await
+        .expect("db");
+    let rates: Vec<(String, i64)> = sqlx::query_as(
+        "select stripe_invoice_id, vat_rate_bp from invoices where stripe_invoice_id is not null \
+         order by stripe_invoice_id",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("the invoices");
+    let rate_of = |id: &str| rates.iter().find(|(i, _)| i == id).map(|(_, r)| *r);
+    let first = double.invoice_for_subscription("sub_test_1")[0]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let divided = (vat * 10_000 + (subtotal + untaxed) / 2) / (subtotal + untaxed);
+    assert_ne!(rate_of(&first), Some(divided), "the division would differ");
+    assert_eq!(rate_of("in_test_mixed"), rate_of(&first), "{rates:?}");
     app.finish().await;
 }

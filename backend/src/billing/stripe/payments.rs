@@ -233,9 +233,11 @@ pub(super) async fn refund_made(
         .get("why")
         .is_some_and(|why| why.starts_with("undeliverable-"));
     let note = if undeliverable {
-        super::super::credit::record(tx, &org, net, &reason, None, "stripe", now).await?
+        super::super::credit::record(tx, &org, net, &reason, None, Some(&invoice), "stripe", now)
+            .await?
     } else {
-        super::super::credit::issue(tx, &org, net, &reason, None, "stripe", now).await?
+        super::super::credit::issue(tx, &org, net, &reason, None, Some(&invoice), "stripe", now)
+            .await?
     };
     sqlx::query(
         "update credit_notes set remaining_cents = 0, invoice_id = $1, vat_cents = $2, \

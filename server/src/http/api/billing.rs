@@ -104,6 +104,9 @@ pub struct CreditNoteJson {
     remaining_cents: i64,
     currency: String,
     created_at: String,
+    /// The invoice this credit note corrects (`INV-2026-000001`), or null
+    /// for a goodwill credit.
+    invoice_number: Option<String>,
 }
 
 fn invoice_json(i: Invoice, now: i64) -> InvoiceJson {
@@ -158,6 +161,7 @@ fn credit_note_json(c: CreditNote) -> CreditNoteJson {
         // Credit notes are kept in euros, as the invoices they go against.
         currency: Currency::Eur.code().to_owned(),
         created_at: format_iso(c.created_at),
+        invoice_number: c.invoice_number,
     }
 }
 
