@@ -24,6 +24,14 @@ pub struct CreditNote {
     pub invoice_number: Option<String>,
 }
 
+/// What a credit note is about: the server it credits and the invoice it
+/// corrects (as a credit note must cite), where there are such.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Concerns<'a> {
+    pub server_id: Option<&'a str>,
+    pub invoice_id: Option<&'a str>,
+}
+
 /// A credit (ex VAT, like the fees it is a share of) with the VAT charged on
 /// it at `rate_bp`: what it takes off an invoice's total, so the credit
 /// reduces net and VAT in the same proportion (docs/SLA.md).
@@ -43,8 +51,7 @@ pub async fn issue(
     organization_id: &str,
     amount_cents: i64,
     reason: &str,
-    server_id: Option<&str>,
-    invoice_id: Option<&str>,
+    concerns: Concerns<'_>,
     actor: &str,
     now: i64,
 ) -> anyhow::Result<String> {
@@ -53,12 +60,12 @@ pub async fn issue(
         organization_id,
         amount_cents,
         reason,
-        server_id,
-        invoice_id,
+        concerns,
         actor,
         now,
     )
     .await?;
+    let invoice_id = concerns.invoice_id;
     let amount = domain::Money::eur(amount_cents);
     let invoice: Option<String> = match invoice_id {
         Some(id) => sqlx::query_scalar("select number from invoices where id = $1")
@@ -83,8 +90,7 @@ pub async fn record(
     organization_id: &str,
     amount_cents: i64,
     reason: &str,
-    server_id: Option<&str>,
-    invoice_id: Option<&str>,
+    concerns: Concerns<'_>,
     actor: &str,
     now: i64,
 ) -> anyhow::Result<String> {
@@ -99,10 +105,10 @@ pub async fn record(
     .bind(&number)
     .bind(reason)
     .bind(amount_cents)
-    .bind(server_id)
+    .bind(concerns.server_id)
     .bind(now)
     .bind(actor)
-    .bind(invoice_id)
+    .bind(concerns.invoice_id)
     .execute(&mut **tx)
     .await
     .context("issuing a credit note")?;
@@ -175,8 +181,7 @@ pub async fn issue_to(
         organization_id,
         amount_cents,
         reason,
-        None,
-        None,
+        Concerns::default(),
         actor,
         clock.now(),
     )

@@ -91,8 +91,10 @@ pub async fn credit_closed_month(
                 &org,
                 cents,
                 &reason,
-                Some(&id),
-                invoice.as_deref(),
+                credit::Concerns {
+                    server_id: Some(&id),
+                    invoice_id: invoice.as_deref(),
+                },
                 "system",
                 now,
             )

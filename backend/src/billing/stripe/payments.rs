@@ -232,12 +232,14 @@ pub(super) async fn refund_made(
     let undeliverable = metadata
         .get("why")
         .is_some_and(|why| why.starts_with("undeliverable-"));
+    let concerns = super::super::credit::Concerns {
+        server_id: None,
+        invoice_id: Some(&invoice),
+    };
     let note = if undeliverable {
-        super::super::credit::record(tx, &org, net, &reason, None, Some(&invoice), "stripe", now)
-            .await?
+        super::super::credit::record(tx, &org, net, &reason, concerns, "stripe", now).await?
     } else {
-        super::super::credit::issue(tx, &org, net, &reason, None, Some(&invoice), "stripe", now)
-            .await?
+        super::super::credit::issue(tx, &org, net, &reason, concerns, "stripe", now).await?
     };
     sqlx::query(
         "update credit_notes set remaining_cents = 0, invoice_id = $1, vat_cents = $2, \
