@@ -1045,6 +1045,51 @@ async fn periods_are_calendar_months() {
     );
 }
 
+/// A `cancel_at` inside a period (not at its end) makes Stripe bill a
+/// prorated stub: the renewal's period ends at `cancel_at`, its line is
+/// marked a proration and charges the time up to it; then it ends.
+#[tokio::test]
+async fn a_cancel_at_inside_a_period_bills_a_prorated_stub() {
+    let double = StripeDouble::start().await;
+    let stripe = Stripe::of(&double);
+    let start = calendar::timestamp(2027, 3, 1, 9, 0, 0);
+    double.set_now(start);
+    let (customer, price, _) = catalog(&stripe, false).await;
+    checkout(&stripe, &customer, &price, None, start + 1800)
+        .await
+        .ok::<stripe_shared::CheckoutSession>();
+    double.pay("cs_test_1", start);
+    let first = double.invoice_for_subscription("sub_test_1")[0]["total"]
+        .as_i64()
+        .expect("a total");
+    let end = calendar::timestamp(2027, 4, 1, 9, 0, 0);
+    let next_end = calendar::timestamp(2027, 5, 1, 9, 0, 0);
+    // Ten days into the next period (of 30).
+    let cancel_at = end + 10 * 86_400;
+    let at = cancel_at.to_string();
+    stripe
+        .post(
+            "/v1/subscriptions/sub_test_1",
+            &[("cancel_at", at.as_str())],
+        )
+        .await
+        .ok::<stripe_shared::Subscription>();
+    double.take_events();
+    let events = double.renew("sub_test_1", end, true);
+    let renewed = object_of(&events[0]);
+    assert_eq!(renewed["items"]["data"][0]["current_period_end"], cancel_at);
+    let stub = double.invoice_for_subscription("sub_test_1")[0].clone();
+    let line = &stub["lines"]["data"][0];
+    assert_eq!(line["period"]["end"], cancel_at, "{stub}");
+    assert_eq!(
+        line["parent"]["subscription_item_details"]["proration"], true,
+        "{stub}"
+    );
+    let expected = (first * 10 * 86_400 + (next_end - end) / 2) / (next_end - end);
+    assert_eq!(stub["total"].as_i64(), Some(expected), "{stub}");
+    assert_eq!(double.out_of_shape(), Vec::<String>::new());
+}
+
 #[tokio::test]
 async fn tax_comes_only_from_the_tax_rates_given() {
     let double = StripeDouble::start().await;

@@ -67,5 +67,22 @@ async fn the_cancellation_dates_are_stripes_period_ends(db: TestDb) {
     let update = updates.last().expect("Stripe was told");
     assert_eq!(update["cancel_at"], second.to_string(), "{update:?}");
     assert_eq!(update["proration_behavior"], "none", "{update:?}");
+    // Stripe renews twice up to that end: full periods, no stub (the
+    // double bills one for a `cancel_at` inside a period), then it ends.
+    double.renew("sub_test_1", first, true);
+    double.renew("sub_test_1", second, true);
+    let invoices = double.invoice_for_subscription("sub_test_1");
+    assert_eq!(invoices.len(), 2, "the first and one renewal");
+    for invoice in &invoices {
+        let line = &invoice["lines"]["data"][0];
+        assert_eq!(
+            line["parent"]["subscription_item_details"]["proration"], false,
+            "{invoice}"
+        );
+        assert_eq!(invoice["total"], invoices[1]["total"], "{invoice}");
+    }
+    let ended = double.object("sub_test_1").expect("the subscription");
+    assert_eq!(ended["status"], "canceled");
+    assert_eq!(ended["ended_at"], second);
     app.finish().await;
 }

@@ -66,7 +66,25 @@ pub(super) fn tax_amount(amount: i64, percentage: f64, inclusive: bool) -> i64 {
 pub(super) fn price_line(l: &Ledger, line: &Line) -> Priced {
     let price = l.expect("price", &line.price);
     let quantity = i64::try_from(line.quantity).expect("a quantity in range");
-    let amount = price["unit_amount"].as_i64().unwrap_or(0) * quantity;
+    taxed(
+        l,
+        line,
+        price["unit_amount"].as_i64().unwrap_or(0) * quantity,
+    )
+}
+
+/// A line for part of its period, as Stripe prorates by time: the amount
+/// times `(end - start) / (full_end - start)`, taxed as usual.
+fn prorated_line(l: &Ledger, line: &Line, (start, end): (i64, i64), full_end: i64) -> Priced {
+    let whole = price_line(l, line).amount;
+    let part = divide_rounded(
+        i128::from(whole) * i128::from(end - start),
+        i128::from((full_end - start).max(1)),
+    );
+    taxed(l, line, part)
+}
+
+fn taxed(l: &Ledger, line: &Line, amount: i64) -> Priced {
     let taxes = line
         .tax_rates
         .iter()
@@ -255,8 +273,16 @@ pub(super) fn open_invoice(
     let currency = subscription["currency"].clone();
     let mut lines = Vec::new();
     let mut priced_lines = Vec::new();
+    let anchor = subscription["billing_cycle_anchor"].as_i64();
     for (item, line, (start, end)) in items_of(subscription) {
-        let priced = price_line(l, &line);
+        // A period cut short by `cancel_at` is a prorated stub.
+        let full_end = anchor.map_or(end, |anchor| calendar::period_end(anchor, start));
+        let proration = end < full_end;
+        let priced = if proration {
+            prorated_line(l, &line, (start, end), full_end)
+        } else {
+            price_line(l, &line)
+        };
         let price = l.expect("price", &line.price);
         let product = l
             .get(price["product"].as_str().unwrap_or_default())
@@ -270,7 +296,7 @@ pub(super) fn open_invoice(
             "livemode": false, "metadata": {},
             "parent": {
                 "invoice_item_details": null, "type": "subscription_item_details",
-                "subscription_item_details": {"invoice_item": null, "proration": false, "proration_details": {"credited_items": null}, "subscription": sub_id, "subscription_item": item},
+                "subscription_item_details": {"invoice_item": null, "proration": proration, "proration_details": {"credited_items": null}, "subscription": sub_id, "subscription_item": item},
             },
             "period": {"end": end, "start": start}, "pretax_credit_amounts": [],
             "pricing": {"price_details": {"price": line.price, "product": price["product"]}, "type": "price_details", "unit_amount_decimal": price["unit_amount_decimal"]},

@@ -201,7 +201,13 @@ impl Ledger {
                 let old_start = item["current_period_start"].as_i64().unwrap_or(start);
                 ended_period.0 = ended_period.0.min(old_start);
                 item["current_period_start"] = json!(start);
-                item["current_period_end"] = json!(calendar::period_end(anchor, start));
+                // A `cancel_at` inside the coming period cuts it short:
+                // Stripe bills a prorated stub up to it.
+                let full_end = calendar::period_end(anchor, start);
+                let stub_end = before["cancel_at"]
+                    .as_i64()
+                    .filter(|cancel_at| *cancel_at > start && *cancel_at < full_end);
+                item["current_period_end"] = json!(stub_end.unwrap_or(full_end));
             }
         }
         let invoice = open_invoice(self, &subscription, "subscription_cycle", ended_period, at);
