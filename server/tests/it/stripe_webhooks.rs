@@ -16,6 +16,7 @@ on_both_databases!(
     a_rolled_secret_is_accepted_and_stored_events_apply_after_it,
     subscription_events_of_one_second_follow_stripe_not_their_arrival,
     events_about_another_products_objects_are_set_aside_not_retried,
+    a_paid_checkouts_events_in_reverse_order_end_as_in_order,
 );
 
 const NEW_SECRET: &str = "whsec_rolled_in";
@@ -263,5 +264,47 @@ async fn events_about_another_products_objects_are_set_aside_not_retried(db: Tes
     deliver_all(&app, &rest, at).await;
     stripe_events_applied(&app).await;
     eventually(&app, &owner, "/en/servers", "data-server=").await;
+    app.finish().await;
+}
+
+/// Stripe promises no order: a paid Checkout's events arriving newest
+/// first (the payment, the invoice, the subscription, then the session)
+/// end as they would in order: the server provisioned, the invoice paid
+/// with its payment known, nothing dead.
+async fn a_paid_checkouts_events_in_reverse_order_end_as_in_order(db: TestDb) {
+    let (app, double) = stripe_app(db).await;
+    let at = now();
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    let session = placed
+        .location()
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let mut events = double.pay(&session, at);
+    assert!(events.len() >= 4, "{events:?}");
+    events.reverse();
+    deliver_all(&app, &events, at).await;
+    eventually(&app, &owner, "/en/servers", "data-server=").await;
+    stripe_events_applied(&app).await;
+    let db = backend::Db::connect(&app.database_url, 1)
+        .await
+        .expect("db");
+    let paid: Vec<(String, Option<String>)> = sqlx::query_as(
+        "select status, stripe_payment_intent from invoices where stripe_invoice_id is not null",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("the invoices");
+    assert_eq!(paid.len(), 1, "{paid:?}");
+    assert_eq!(paid[0].0, "paid");
+    assert!(paid[0].1.is_some(), "its payment is known: {paid:?}");
+    let dead: i64 = sqlx::query_scalar("select count(*) from jobs where state = 'dead'")
+        .fetch_one(&db.pool)
+        .await
+        .expect("counting dead jobs");
+    assert_eq!(dead, 0, "{}", stripe_jobs(&app).await);
     app.finish().await;
 }
