@@ -75,9 +75,10 @@ pub async fn check(
     if !domain::order::CANCEL_REASONS.contains(&request.reason) {
         return Err(CancelError::BadReason);
     }
-    let renews = server.renews_at.ok_or(ServerError::Busy(server.state))?;
-    let offered = term_ends(server.term_anchor(), renews).contains(&request.at);
-    if !offered || server.cancelled_at.is_some() {
+    if server.renews_at.is_none() {
+        return Err(ServerError::Busy(server.state).into());
+    }
+    if !server.cancellable_term_ends().contains(&request.at) {
         return Err(CancelError::BadDate);
     }
     Ok(server)

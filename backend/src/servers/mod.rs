@@ -82,6 +82,19 @@ impl Server {
         self.billing_anchor.or(self.term_start)
     }
 
+    /// The dates it can be cancelled on now, each a term end
+    /// ([`cancellation::term_ends`]): none before it first ran, while it is
+    /// set up, after it failed or ended. One rule for the server page, the
+    /// API and the cancellation itself.
+    pub fn cancellable_term_ends(&self) -> Vec<i64> {
+        match (self.renews_at, self.cancelled_at, self.state) {
+            (Some(renews), None, ServerState::Running | ServerState::Rebooting) => {
+                cancellation::term_ends(self.term_anchor(), renews)
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
         let addons: String = r.try_get("addons")?;
         let keys: String = r.try_get("ssh_keys")?;

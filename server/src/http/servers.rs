@@ -75,12 +75,7 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         .filter_map(|k| backend::ssh_keys::parse(k).ok())
         .map(|k| (k.fingerprint, k.comment))
         .collect();
-    let cancel_dates = match (s.renews_at, s.cancelled_at, s.state) {
-        (Some(renews), None, ServerState::Running | ServerState::Rebooting) => {
-            backend::servers::cancellation::term_ends(s.term_anchor(), renews)
-        }
-        _ => Vec::new(),
-    };
+    let cancel_dates = s.cancellable_term_ends();
     ServerRow {
         id: s.id,
         name: s.name,

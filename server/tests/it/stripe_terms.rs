@@ -46,6 +46,20 @@ async fn the_cancellation_dates_are_stripes_period_ends(db: TestDb) {
         .map(|&t| domain::time::format_date(t))
         .collect();
     assert_eq!(days.len(), 3, "each date once: {days:?}");
+    // The API offers the same dates, by the same rule.
+    let token = crate::common::api::create_token(&app, &owner, "terms", &["read"]).await;
+    let api_dates = |answer: crate::common::api_client::Answer| -> Vec<i64> {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let json: serde_json::Value = serde_json::from_str(&answer.body).expect("JSON");
+        json["cancellable_at"]
+            .as_array()
+            .expect("cancellable_at")
+            .iter()
+            .filter_map(|d| d.as_str().and_then(domain::time::parse_utc))
+            .collect()
+    };
+    let path = format!("/api/v1/servers/{server}");
+    assert_eq!(api_dates(app.api_get(&path, &token).await), offered);
 
     let fields = [
         ("at", second.to_string()),
@@ -67,6 +81,8 @@ async fn the_cancellation_dates_are_stripes_period_ends(db: TestDb) {
     let update = updates.last().expect("Stripe was told");
     assert_eq!(update["cancel_at"], second.to_string(), "{update:?}");
     assert_eq!(update["proration_behavior"], "none", "{update:?}");
+    // Scheduled, the end can still be moved: page and API agree.
+    assert_eq!(api_dates(app.api_get(&path, &token).await), offered);
     // Stripe renews twice up to that end: full periods, no stub (the
     // double bills one for a `cancel_at` inside a period), then it ends.
     double.renew("sub_test_1", first, true);

@@ -99,13 +99,7 @@ pub struct ServerJson {
 }
 
 pub fn server_json(s: Server) -> ServerJson {
-    let cancellable_at = match (s.renews_at, s.cancel_at, s.cancelled_at, s.state) {
-        (Some(renews), None, None, servers::ServerState::Running)
-        | (Some(renews), None, None, servers::ServerState::Rebooting) => {
-            cancellation::term_ends(s.term_anchor(), renews)
-        }
-        _ => Vec::new(),
-    };
+    let cancellable_at = s.cancellable_term_ends();
     ServerJson {
         state: app::portal::servers::shown_state(s.state.as_str(), s.step.as_str()),
         step: s.step.as_str().to_owned(),
@@ -264,10 +258,7 @@ pub async fn cancel(
     };
     // A date that is not exactly a term end is refused by the backend; a
     // day names the term end on that day.
-    let offered = server
-        .renews_at
-        .map(|r| cancellation::term_ends(server.term_anchor(), r))
-        .unwrap_or_default();
+    let offered = server.cancellable_term_ends();
     let at = at
         .and_then(|at| {
             offered
