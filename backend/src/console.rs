@@ -12,7 +12,7 @@ use sqlx::Row;
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
 use crate::organizations::{self, Role};
-use crate::servers::{self, Actor, Server, ServerState, Step};
+use crate::servers::{self, Actor, Server};
 use crate::{Clock, Db};
 
 pub const TICKET_LIFETIME_SECS: i64 = 60;
@@ -38,11 +38,7 @@ pub fn available(server: &Server, billing_state: &str) -> Result<(), ConsoleErro
     } else if billing_state == "suspended" {
         "suspended"
     } else {
-        match (server.state, server.step) {
-            (ServerState::Rebooting, Step::Restore) => "restoring",
-            (ServerState::Rebooting, Step::Maintenance) => "maintenance",
-            (state, _) => state.as_str(),
-        }
+        server.shown_state()
     };
     match state {
         "running" | "rebooting" if server.host_name.is_some() => Ok(()),

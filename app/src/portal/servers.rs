@@ -111,16 +111,6 @@ pub fn in_progress(state: &str) -> bool {
     )
 }
 
-/// The state a customer sees: a snapshot restore runs as a restart (the
-/// server is down and comes back) but is shown as what it is.
-pub fn shown_state(state: &str, step: &str) -> String {
-    match (state, step) {
-        ("rebooting", "restore") => "restoring".to_owned(),
-        ("rebooting", "maintenance") => "maintenance".to_owned(),
-        _ => state.to_owned(),
-    }
-}
-
 fn site_city(lang: Lang, code: &str) -> String {
     use_facts()
         .and_then(|f| f.catalog.site(code).map(|s| s.city.get(lang).to_owned()))

@@ -82,6 +82,18 @@ impl Server {
         self.billing_anchor.or(self.term_start)
     }
 
+    /// The state a customer sees: a snapshot restore and a maintenance
+    /// window run as a restart (the server is down and comes back) but are
+    /// shown as what they are. The one mapping the portal, the API and the
+    /// console's availability use.
+    pub fn shown_state(&self) -> &'static str {
+        match (self.state, self.step) {
+            (ServerState::Rebooting, Step::Restore) => "restoring",
+            (ServerState::Rebooting, Step::Maintenance) => "maintenance",
+            (state, _) => state.as_str(),
+        }
+    }
+
     /// The dates it can be cancelled on now, each a term end
     /// ([`cancellation::term_ends`]): none before it first ran, while it is
     /// set up, after it failed or ended. One rule for the server page, the

@@ -76,12 +76,13 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         .map(|k| (k.fingerprint, k.comment))
         .collect();
     let cancel_dates = s.cancellable_term_ends();
+    let state = s.shown_state().to_owned();
     ServerRow {
         id: s.id,
         name: s.name,
         plan_id: s.plan_id.to_string(),
         site_code: s.site_code.to_string(),
-        state: app::portal::servers::shown_state(s.state.as_str(), s.step.as_str()),
+        state,
         progress: s.progress,
         step: s.step.as_str().to_owned(),
         os_image: s.os_image,
@@ -252,7 +253,7 @@ async fn progress(
             return StatusCode::SERVICE_UNAVAILABLE.into_response();
         }
     };
-    let shown = app::portal::servers::shown_state(s.state.as_str(), s.step.as_str());
+    let shown = s.shown_state().to_owned();
     Json(serde_json::json!({
         "state_label": (o.server_state)(&shown),
         "state": shown,
