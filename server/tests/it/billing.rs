@@ -3,7 +3,7 @@
 //! next invoice, overdue servers suspended after the grace period and
 //! restored on payment, the monthly CSV, and who may see any of it.
 
-use crate::common::{self, server_id, strip_tags, TestApp, TestDb};
+use crate::common::{self, strip_tags, TestApp, TestDb};
 
 on_both_databases!(
     a_running_server_is_invoiced_each_term_with_vat_and_credit,
@@ -24,12 +24,7 @@ const DAY: i64 = 86_400;
 /// organization's billing profile (German unless a test saved another)
 /// sets the VAT.
 async fn running_server(app: &TestApp, browser: &reqwest::Client) -> String {
-    let page = app
-        .place_order(browser, "g-ada", "fra", &[("name", "billed")])
-        .await;
-    let id = server_id(page.location());
-    app.wait_for_server(browser, &id).await;
-    id
+    app.running_server(browser, &[("name", "billed")]).await
 }
 
 fn relogin_fields() -> [(&'static str, &'static str); 2] {

@@ -22,16 +22,8 @@ on_both_databases!(
 const START: i64 = 1_794_268_800;
 
 async fn running_server(app: &TestApp) -> (reqwest::Client, String) {
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let page = app
-        .place_order(&owner, "g-ada", "fra", &[("name", "trainer-1")])
-        .await;
-    let id = server_id(page.location());
-    app.wait_for_server(&owner, &id).await;
-    (owner, id)
+    app.owner_with_running_server(&[("name", "trainer-1")])
+        .await
 }
 
 async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: TestDb) {

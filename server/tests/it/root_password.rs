@@ -17,15 +17,8 @@ on_both_databases!(
 const START: i64 = 1_794_268_800;
 
 async fn running_server(app: &TestApp) -> (reqwest::Client, String) {
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let fields = [("name", "train-fra-01"), ("image", "debian-13")];
-    let page = app.place_order(&owner, "g-ada", "fra", &fields).await;
-    let id = server_id(page.location());
-    app.wait_for_server(&owner, &id).await;
-    (owner, id)
+    app.owner_with_running_server(&fields).await
 }
 
 /// The password a reveal answered with, if any.

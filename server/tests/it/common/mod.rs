@@ -520,6 +520,29 @@ impl TestApp {
         (order, server)
     }
 
+    /// Orders a G-ADA in Frankfurt for `who` with the order form's
+    /// `fields` (name, image, …) and waits until it runs; answers its id.
+    pub async fn running_server(&self, who: &reqwest::Client, fields: &[(&str, &str)]) -> String {
+        let page = self.place_order(who, "g-ada", "fra", fields).await;
+        let id = server_id(page.location());
+        self.wait_for_server(who, &id).await;
+        id
+    }
+
+    /// A G-ADA racked in Frankfurt and owner@a.example (Org A) running a
+    /// server on it, ordered with `fields`: (owner, server id).
+    pub async fn owner_with_running_server(
+        &self,
+        fields: &[(&str, &str)],
+    ) -> (reqwest::Client, String) {
+        self.ops_ok(&[
+            "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
+        ]);
+        let owner = self.member("owner@a.example", "Owner", "Org A").await;
+        let id = self.running_server(&owner, fields).await;
+        (owner, id)
+    }
+
     /// Polls a server's progress until it is no longer installing or
     /// restarting; answers its last progress document.
     pub async fn wait_for_server(
