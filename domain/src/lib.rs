@@ -1,5 +1,5 @@
 //! Types shared by the browser and the server: languages, money, the catalog
-//! (plans and sites) and stock. No I/O here: the backend loads these from the
+//! (plans and sites), stock and a server's states. No I/O here: the backend loads these from the
 //! database and the app renders them.
 
 pub mod catalog;
@@ -8,6 +8,7 @@ pub mod latency;
 pub mod money;
 pub mod order;
 pub mod role;
+pub mod server;
 pub mod sla;
 pub mod stock;
 pub mod time;

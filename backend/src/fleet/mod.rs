@@ -15,60 +15,7 @@ pub use telemetry::{Sample, FAIR_USE_BYTES};
 use async_trait::async_trait;
 use domain::OsImage;
 
-/// One stage of installing a server, in order. The worker records the last
-/// finished step, so a restarted worker carries on where it stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProvisionStep {
-    PowerOn,
-    Erase,
-    Image,
-    Network,
-    Keys,
-    FirstBoot,
-}
-
-impl ProvisionStep {
-    pub const ALL: [ProvisionStep; 6] = [
-        ProvisionStep::PowerOn,
-        ProvisionStep::Erase,
-        ProvisionStep::Image,
-        ProvisionStep::Network,
-        ProvisionStep::Keys,
-        ProvisionStep::FirstBoot,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProvisionStep::PowerOn => "power_on",
-            ProvisionStep::Erase => "erase",
-            ProvisionStep::Image => "image",
-            ProvisionStep::Network => "network",
-            ProvisionStep::Keys => "keys",
-            ProvisionStep::FirstBoot => "first_boot",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<ProvisionStep> {
-        ProvisionStep::ALL.into_iter().find(|s| s.as_str() == raw)
-    }
-
-    /// Percent complete once this step is done (the image copy dominates).
-    pub fn progress_after(self) -> i64 {
-        match self {
-            ProvisionStep::PowerOn => 10,
-            ProvisionStep::Erase => 30,
-            ProvisionStep::Image => 65,
-            ProvisionStep::Network => 80,
-            ProvisionStep::Keys => 90,
-            ProvisionStep::FirstBoot => 100,
-        }
-    }
-
-    pub fn next(self) -> Option<ProvisionStep> {
-        let i = ProvisionStep::ALL.iter().position(|s| *s == self)?;
-        ProvisionStep::ALL.get(i + 1).copied()
-    }
-}
+pub use domain::server::ProvisionStep;
 
 /// What the server is installed with.
 #[derive(Clone, Debug)]
