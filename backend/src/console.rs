@@ -33,16 +33,17 @@ pub enum ConsoleError {
 /// Whether a server's console may be open now: it runs (or restarts) and
 /// is neither suspended nor cancelled. The tunnel rechecks this while open.
 pub fn available(server: &Server, billing_state: &str) -> Result<(), ConsoleError> {
-    let state = if server.cancelled_at.is_some() {
-        "cancelled"
-    } else if billing_state == "suspended" {
-        "suspended"
-    } else {
-        server.shown_state()
-    };
+    use domain::server::ShownState;
+    let state = server.shown_state();
+    if server.cancelled_at.is_some() {
+        return Err(ConsoleError::NotAvailable("cancelled".to_owned()));
+    }
+    if billing_state == "suspended" {
+        return Err(ConsoleError::NotAvailable("suspended".to_owned()));
+    }
     match state {
-        "running" | "rebooting" if server.host_name.is_some() => Ok(()),
-        other => Err(ConsoleError::NotAvailable(other.to_owned())),
+        ShownState::Running | ShownState::Rebooting if server.host_name.is_some() => Ok(()),
+        other => Err(ConsoleError::NotAvailable(other.as_str().to_owned())),
     }
 }
 

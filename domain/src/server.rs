@@ -167,3 +167,78 @@ impl SnapshotState {
         SnapshotState::ALL.into_iter().find(|s| s.as_str() == raw)
     }
 }
+
+/// The state a customer sees: a snapshot restore and a maintenance window
+/// run as a restart (the server is down and comes back) but are shown as
+/// what they are. Serialized as its name (`"restoring"`), as the API and
+/// the progress endpoint send it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShownState {
+    #[default]
+    Pending,
+    Provisioning,
+    Running,
+    Rebooting,
+    Restoring,
+    Maintenance,
+    Failed,
+}
+
+impl ShownState {
+    pub fn of(state: ServerState, step: Step) -> ShownState {
+        match (state, step) {
+            (ServerState::Rebooting, Step::Restore) => ShownState::Restoring,
+            (ServerState::Rebooting, Step::Maintenance) => ShownState::Maintenance,
+            (ServerState::Pending, _) => ShownState::Pending,
+            (ServerState::Provisioning, _) => ShownState::Provisioning,
+            (ServerState::Running, _) => ShownState::Running,
+            (ServerState::Rebooting, _) => ShownState::Rebooting,
+            (ServerState::Failed, _) => ShownState::Failed,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShownState::Pending => "pending",
+            ShownState::Provisioning => "provisioning",
+            ShownState::Running => "running",
+            ShownState::Rebooting => "rebooting",
+            ShownState::Restoring => "restoring",
+            ShownState::Maintenance => "maintenance",
+            ShownState::Failed => "failed",
+        }
+    }
+
+    /// Installing or restarting: the page follows the server by itself.
+    pub fn in_progress(self) -> bool {
+        !matches!(self, ShownState::Running | ShownState::Failed)
+    }
+}
+
+impl std::fmt::Display for ShownState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ServerState, ShownState, Step};
+
+    #[test]
+    fn a_restore_and_a_maintenance_window_are_shown_as_what_they_are() {
+        let shown = |state, step| ShownState::of(state, step).as_str();
+        assert_eq!(shown(ServerState::Rebooting, Step::Restore), "restoring");
+        assert_eq!(
+            shown(ServerState::Rebooting, Step::Maintenance),
+            "maintenance"
+        );
+        assert_eq!(shown(ServerState::Rebooting, Step::None), "rebooting");
+        assert_eq!(shown(ServerState::Running, Step::Restore), "running");
+        for state in ServerState::ALL {
+            assert_eq!(ShownState::of(state, Step::None).as_str(), state.as_str());
+        }
+        assert!(ShownState::Restoring.in_progress() && !ShownState::Failed.in_progress());
+    }
+}

@@ -75,7 +75,7 @@ pub struct Orders {
     pub col_name: &'static str,
     pub col_state: &'static str,
     pub col_address: &'static str,
-    pub server_state: fn(&str) -> &'static str,
+    pub server_state: fn(domain::server::ShownState) -> &'static str,
     pub step_label: fn(&str) -> &'static str,
     pub server_progress: &'static str,
     pub server_live_note: &'static str,

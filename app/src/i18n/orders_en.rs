@@ -1,4 +1,5 @@
 use super::orders::Orders;
+use domain::server::ShownState;
 
 pub static ORDERS_EN: Orders = Orders {
     nav_servers: "Servers",
@@ -84,14 +85,13 @@ pub static ORDERS_EN: Orders = Orders {
     col_state: "State",
     col_address: "IPv4",
     server_state: |s| match s {
-        "pending" => "Queued",
-        "provisioning" => "Installing",
-        "running" => "Running",
-        "rebooting" => "Restarting",
-        "restoring" => "Restoring snapshot",
-        "maintenance" => "In maintenance",
-        "failed" => "Failed",
-        _ => "Unknown",
+        ShownState::Pending => "Queued",
+        ShownState::Provisioning => "Installing",
+        ShownState::Running => "Running",
+        ShownState::Rebooting => "Restarting",
+        ShownState::Restoring => "Restoring snapshot",
+        ShownState::Maintenance => "In maintenance",
+        ShownState::Failed => "Failed",
     },
     step_label: |s| match s {
         "power_on" => "Powered on",

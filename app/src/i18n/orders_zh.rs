@@ -1,4 +1,5 @@
 use super::orders::Orders;
+use domain::server::ShownState;
 
 pub static ORDERS_ZH: Orders = Orders {
     nav_servers: "服务器",
@@ -85,14 +86,13 @@ pub static ORDERS_ZH: Orders = Orders {
     col_state: "状态",
     col_address: "IPv4",
     server_state: |s| match s {
-        "pending" => "排队中",
-        "provisioning" => "安装中",
-        "running" => "运行中",
-        "rebooting" => "重启中",
-        "restoring" => "正在恢复快照",
-        "maintenance" => "维护中",
-        "failed" => "失败",
-        _ => "未知",
+        ShownState::Pending => "排队中",
+        ShownState::Provisioning => "安装中",
+        ShownState::Running => "运行中",
+        ShownState::Rebooting => "重启中",
+        ShownState::Restoring => "正在恢复快照",
+        ShownState::Maintenance => "维护中",
+        ShownState::Failed => "失败",
     },
     step_label: |s| match s {
         "power_on" => "已通电",

@@ -59,7 +59,7 @@ pub fn RootPasswordSection(
     let o = orders(lang);
     let ops = operations(lang);
     let s = &server;
-    let running = s.state == "running" && s.cancelled_at.is_none();
+    let running = s.state == domain::server::ShownState::Running && s.cancelled_at.is_none();
     let base = format!("/servers/{}", s.id);
     let state = reset_state(&events);
     let pending = state == Some("root_password.reset_requested");

@@ -11,6 +11,7 @@ pub mod overdue;
 
 pub use list::ServersPage;
 
+use domain::server::ShownState;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,7 @@ pub struct ServerRow {
     pub name: String,
     pub plan_id: String,
     pub site_code: String,
-    pub state: String,
+    pub state: domain::server::ShownState,
     pub progress: i64,
     pub step: String,
     pub os_image: String,
@@ -101,14 +102,6 @@ fn shows_detail(kind: &str) -> bool {
             | "maintenance.counter"
             | "maintenance.accepted"
     ) || kind.starts_with("snapshot.")
-}
-
-/// Installing or restarting: the page follows the server by itself.
-pub fn in_progress(state: &str) -> bool {
-    matches!(
-        state,
-        "pending" | "provisioning" | "rebooting" | "restoring" | "maintenance"
-    )
 }
 
 fn site_city(lang: Lang, code: &str) -> String {
@@ -206,7 +199,7 @@ pub fn ServerDetailPage() -> impl IntoView {
     let done = match done_query.as_str() {
         "rename" => Some(o.server_done_rename.to_owned()),
         "power" => Some(o.server_done_power.to_owned()),
-        "restore" if s.state == "restoring" => Some(o.server_done_restore.to_owned()),
+        "restore" if s.state == ShownState::Restoring => Some(o.server_done_restore.to_owned()),
         "maintenance-accept" => Some(crate::i18n::operations(lang).maint_done_accept.to_owned()),
         "maintenance-propose" => Some(crate::i18n::operations(lang).maint_done_counter.to_owned()),
         other => cancellation::outcome(lang, other, &s),
@@ -216,9 +209,9 @@ pub fn ServerDetailPage() -> impl IntoView {
         "delete-snapshot" => Some(crate::i18n::operations(lang).snapshots_deleted),
         _ => None,
     };
-    let live = in_progress(&s.state) && s.cancelled_at.is_none();
-    let running = s.state == "running" && s.cancelled_at.is_none();
-    let failed = s.state == "failed";
+    let live = s.state.in_progress() && s.cancelled_at.is_none();
+    let running = s.state == ShownState::Running && s.cancelled_at.is_none();
+    let failed = s.state == ShownState::Failed;
     let base = format!("/servers/{}", s.id);
     let password = view
         .root_password
@@ -246,7 +239,7 @@ pub fn ServerDetailPage() -> impl IntoView {
                     let url = href(lang, &format!("{base}/progress"));
                     let first = super::progress::ServerHtml(view! { <LiveState lang server=s.clone() /> }.to_html());
                     view! {
-                        <super::progress::ServerProgress url state=s.state.clone() first />
+                        <super::progress::ServerProgress url state=s.state.as_str().to_owned() first />
                         <script type="module" src="/islands.js"></script>
                     }
                     .into_any()
@@ -336,12 +329,12 @@ fn LiveState(lang: Lang, server: ServerRow) -> impl IntoView {
     let s = server;
     view! {
         <p class="state">
-            <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(&s.state)}</span>
+            <span class=format!("state-badge state-{}", s.state) data-live="state" data-testid="server-state">{(o.server_state)(s.state)}</span>
             {s.cancel_at.filter(|_| s.cancelled_at.is_none()).map(|at| view! {
                 " "<span class="state-term" data-testid="server-ends">{(o.server_stops_on)(&domain::time::format_date(at))}</span>
             })}
         </p>
-        {matches!(s.state.as_str(), "pending" | "provisioning" | "restoring").then(|| view! {
+        {matches!(s.state, ShownState::Pending | ShownState::Provisioning | ShownState::Restoring).then(|| view! {
             <div class="progress-line">
                 <label for="progress">{o.server_progress}</label>
                 <progress id="progress" max="100" value=s.progress.to_string() data-live="progress">{format!("{}%", s.progress)}</progress>

@@ -86,12 +86,8 @@ impl Server {
     /// window run as a restart (the server is down and comes back) but are
     /// shown as what they are. The one mapping the portal, the API and the
     /// console's availability use.
-    pub fn shown_state(&self) -> &'static str {
-        match (self.state, self.step) {
-            (ServerState::Rebooting, Step::Restore) => "restoring",
-            (ServerState::Rebooting, Step::Maintenance) => "maintenance",
-            (state, _) => state.as_str(),
-        }
+    pub fn shown_state(&self) -> domain::server::ShownState {
+        domain::server::ShownState::of(self.state, self.step)
     }
 
     /// The dates it can be cancelled on now, each a term end

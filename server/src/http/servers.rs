@@ -76,7 +76,7 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         .map(|k| (k.fingerprint, k.comment))
         .collect();
     let cancel_dates = s.cancellable_term_ends();
-    let state = s.shown_state().to_owned();
+    let state = s.shown_state();
     ServerRow {
         id: s.id,
         name: s.name,
@@ -253,15 +253,15 @@ async fn progress(
             return StatusCode::SERVICE_UNAVAILABLE.into_response();
         }
     };
-    let shown = s.shown_state().to_owned();
+    let shown = s.shown_state();
     Json(serde_json::json!({
-        "state_label": (o.server_state)(&shown),
+        "state_label": (o.server_state)(shown),
         "state": shown,
         "progress": s.progress,
         "step_label": (o.step_label)(s.step.as_str()),
         "ipv4": s.ipv4,
         "ipv6": s.ipv6,
-        "done": !app::portal::servers::in_progress(s.state.as_str()),
+        "done": !shown.in_progress(),
     }))
     .into_response()
 }

@@ -166,10 +166,10 @@ async fn thread_page(
         .await?
         .into_iter()
         .map(|s| OrgServerRow {
+            state: s.shown_state(),
             name: s.name,
             plan: s.plan_id.to_string(),
             site: s.site_code.to_string(),
-            state: s.state.as_str().to_owned(),
             host: s.host_name,
         })
         .collect();

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::{in_progress, site_city, ServersView};
+use super::{site_city, ServersView};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
 use crate::portal::from_parts;
@@ -38,13 +38,13 @@ pub fn ServersPage() -> impl IntoView {
                 .and_then(|f| f.catalog.plan(&s.plan_id).map(|p| p.name.clone()))
                 .unwrap_or_else(|| s.plan_id.clone());
             view! {
-                <tr data-server=s.name.clone() data-state=s.state.clone()>
+                <tr data-server=s.name.clone() data-state=s.state.as_str()>
                     <th scope="row"><a class="server-name" href=href(lang, &format!("/servers/{}", s.id))>{s.name.clone()}</a></th>
                     <td data-label=t.configure_plan>{plan}</td>
                     <td data-label=t.configure_site>{site_city(lang, &s.site_code)}</td>
                     <td data-label=o.col_state>
-                        {(o.server_state)(&s.state)}
-                        {in_progress(&s.state).then(|| format!(" · {}%", s.progress))}
+                        {(o.server_state)(s.state)}
+                        {s.state.in_progress().then(|| format!(" · {}%", s.progress))}
                         {s.cancel_at.map(|at| view! {
                             <span class="hint" data-testid="cancels-on">{(o.servers_cancels_on)(&domain::time::format_date(at))}</span>
                         })}

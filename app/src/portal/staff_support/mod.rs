@@ -83,7 +83,7 @@ pub struct OrgServerRow {
     pub name: String,
     pub plan: String,
     pub site: String,
-    pub state: String,
+    pub state: domain::server::ShownState,
     /// The host it runs on, linked to the staff host page.
     pub host: Option<String>,
 }

@@ -270,7 +270,7 @@ fn Organization(
                         <th scope="row">{name}</th>
                         <td data-label=s.col_plan>{server.plan.clone()}</td>
                         <td data-label=s.col_site>{server.site.clone()}</td>
-                        <td data-label=s.col_server_state>{(o.server_state)(&server.state)}</td>
+                        <td data-label=s.col_server_state>{(o.server_state)(server.state)}</td>
                     </tr>
                 }
             })

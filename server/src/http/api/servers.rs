@@ -101,7 +101,7 @@ pub struct ServerJson {
 pub fn server_json(s: Server) -> ServerJson {
     let cancellable_at = s.cancellable_term_ends();
     ServerJson {
-        state: s.shown_state().to_owned(),
+        state: s.shown_state().as_str().to_owned(),
         step: s.step.as_str().to_owned(),
         progress: s.progress,
         plan: s.plan_id.to_string(),
