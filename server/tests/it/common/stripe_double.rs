@@ -58,6 +58,14 @@ impl StripeDouble {
         self.ledger.lock().expect("the Stripe double's ledger")
     }
 
+    /// The ledger for one Stripe-side happening: its events are stamped a
+    /// second apart from `at` on (see `StripeSide::emit`).
+    fn happen(&self) -> MutexGuard<'_, Ledger> {
+        let mut ledger = self.lock();
+        ledger.happening = None;
+        ledger
+    }
+
     /// Stripe's clock follows the test's manual clock from now on.
     pub fn set_now(&self, at: i64) {
         self.lock().now = Some(at);
@@ -148,7 +156,7 @@ impl StripeDouble {
     /// completes, a subscription starts with a calendar-month period from
     /// `at`, its first invoice is finalized and paid.
     pub fn pay(&self, session_id: &str, at: i64) -> Events {
-        self.lock()
+        self.happen()
             .complete_checkout(session_id, at, Payment::Immediate)
     }
 
@@ -162,13 +170,13 @@ impl StripeDouble {
     /// fails (async_payment_failed, invoice.payment_failed, the
     /// subscription past due).
     pub fn pay_async(&self, session_id: &str, at: i64, succeeds: bool) -> Events {
-        self.lock()
+        self.happen()
             .complete_checkout(session_id, at, Payment::Delayed { succeeds })
     }
 
     /// The session's 24 hours (or its `expires_at`) are over.
     pub fn expire(&self, session_id: &str, at: i64) -> Events {
-        self.lock().expire_checkout(session_id, at)
+        self.happen().expire_checkout(session_id, at)
     }
 
     /// The next period, its draft finalized at once:
@@ -192,56 +200,56 @@ impl StripeDouble {
     /// period's invoice as a draft (no number, no PDF), which Stripe
     /// sends no event for that our endpoint asked for.
     pub fn draft_renewal(&self, subscription_id: &str, at: i64) -> Events {
-        self.lock().draft_renewal(subscription_id, at)
+        self.happen().draft_renewal(subscription_id, at)
     }
 
     /// Stripe finalizes a draft: invoice.finalized, then it collects as
     /// `renew` does.
     pub fn finalize(&self, invoice_id: &str, at: i64, paid: bool) -> Events {
-        self.lock().finalize(invoice_id, at, paid)
+        self.happen().finalize(invoice_id, at, paid)
     }
 
     /// Dunning gave up on an open invoice.
     pub fn mark_uncollectible(&self, invoice_id: &str, at: i64) -> Events {
-        self.lock().mark_uncollectible(invoice_id, at)
+        self.happen().mark_uncollectible(invoice_id, at)
     }
 
     /// An open or uncollectible invoice gets paid (a retry, a new card);
     /// a past-due subscription with nothing else open becomes active.
     pub fn pay_invoice(&self, invoice_id: &str, at: i64) -> Events {
-        self.lock().pay_invoice(invoice_id, at)
+        self.happen().pay_invoice(invoice_id, at)
     }
 
     /// Canceled now on Stripe's side (Dashboard, Billing Portal, dunning).
     pub fn cancel_at_stripe(&self, subscription_id: &str, at: i64) -> Events {
-        self.lock().cancel_at_stripe(subscription_id, at)
+        self.happen().cancel_at_stripe(subscription_id, at)
     }
 
     /// Stripe gives up after failed retries and cancels (reason
     /// `payment_failed`).
     pub fn give_up_at_stripe(&self, subscription_id: &str, at: i64) -> Events {
-        self.lock().give_up_at_stripe(subscription_id, at)
+        self.happen().give_up_at_stripe(subscription_id, at)
     }
 
     /// Set to cancel at the period's end on Stripe's side.
     pub fn cancel_at_period_end_at_stripe(&self, subscription_id: &str, at: i64) -> Events {
-        self.lock()
+        self.happen()
             .cancel_at_period_end_at_stripe(subscription_id, at)
     }
 
     /// A refund made in the Dashboard on an invoice's charge.
     pub fn refund_at_stripe(&self, invoice_id: &str, amount: i64, at: i64) -> Events {
-        self.lock().refund_at_stripe(invoice_id, amount, at)
+        self.happen().refund_at_stripe(invoice_id, amount, at)
     }
 
     /// Stripe closes the dispute of an invoice's charge, won or lost.
     pub fn close_dispute(&self, invoice_id: &str, won: bool, at: i64) -> Events {
-        self.lock().close_dispute(invoice_id, won, at)
+        self.happen().close_dispute(invoice_id, won, at)
     }
 
     /// The cardholder disputes an invoice's charge.
     pub fn dispute(&self, invoice_id: &str, at: i64) -> Events {
-        self.lock().dispute(invoice_id, at)
+        self.happen().dispute(invoice_id, at)
     }
 
     /// An event with any object and API version, e.g. one rendered for an

@@ -53,6 +53,8 @@ pub struct Ledger {
     /// Answers and events that differed from Stripe's published shapes
     /// (`where: what`); the double's own bug, never our code's.
     pub(super) out_of_shape: Vec<String>,
+    /// The Stripe-side happening being written: (its time, events so far).
+    pub(super) happening: Option<(i64, i64)>,
 }
 
 impl Ledger {

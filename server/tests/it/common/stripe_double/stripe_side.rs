@@ -31,7 +31,21 @@ impl Ledger {
         previous: Option<Value>,
         at: i64,
     ) -> (String, String) {
-        self.event(kind, object, previous, API_VERSION, at)
+        // Stripe writes each event of one happening as it happens (a paid
+        // Checkout: the session, the subscription, the invoice, its
+        // payment): here a second apart, so code that takes one event's
+        // time for another's is caught.
+        let created = match self.happening {
+            Some((start, n)) if start == at => {
+                self.happening = Some((at, n + 1));
+                at + n + 1
+            }
+            _ => {
+                self.happening = Some((at, 0));
+                at
+            }
+        };
+        self.event(kind, object, previous, API_VERSION, created)
     }
 
     /// Moves a subscription to a status; answers its `updated` event if
