@@ -55,6 +55,9 @@ pub struct Ledger {
     pub(super) out_of_shape: Vec<String>,
     /// The Stripe-side happening being written: (its time, events so far).
     pub(super) happening: Option<(i64, i64)>,
+    /// The newest event's `created`: Stripe's clock never runs back, so a
+    /// later happening stamped with an earlier test time is not older.
+    last_created: i64,
 }
 
 impl Ledger {
@@ -134,6 +137,8 @@ impl Ledger {
         api_version: &str,
         at: i64,
     ) -> (String, String) {
+        let at = at.max(self.last_created);
+        self.last_created = at;
         let id = self.next_id("evt");
         let mut data = json!({"object": shaped(object.clone())});
         if let Some(previous) = previous {
