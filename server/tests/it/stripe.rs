@@ -187,14 +187,13 @@ pub(crate) async fn sign_in_again(app: &TestApp, owner: &reqwest::Client, email:
     assert_eq!(page.location(), "/en/account");
 }
 
-/// An owner whose order was paid at Stripe: (owner, order, server).
-pub(crate) async fn paid_server(
+/// An owner (of Org A) whose G-ADA order at `site` went to Stripe's
+/// Checkout, not yet paid: (owner, Checkout Session id).
+pub(crate) async fn placed_session(
     app: &TestApp,
-    double: &StripeDouble,
     email: &str,
     site: &str,
-    at: i64,
-) -> (reqwest::Client, String, String) {
+) -> (reqwest::Client, String) {
     let owner = app.member(email, "Owner", "Org A").await;
     let placed = app.place_order(&owner, "g-ada", site, &[]).await;
     assert_eq!(placed.status, 303, "{}", placed.body);
@@ -204,6 +203,18 @@ pub(crate) async fn paid_server(
         .next()
         .unwrap_or_default()
         .to_owned();
+    (owner, session)
+}
+
+/// An owner whose order was paid at Stripe: (owner, order, server).
+pub(crate) async fn paid_server(
+    app: &TestApp,
+    double: &StripeDouble,
+    email: &str,
+    site: &str,
+    at: i64,
+) -> (reqwest::Client, String, String) {
+    let (owner, session) = placed_session(app, email, site).await;
     deliver_all(app, &double.pay(&session, at), at).await;
     let (order, server) = app.newest_order_server(&owner).await;
     (owner, order, server)

@@ -1006,6 +1006,20 @@ async fn injected_failures_ask_for_a_retry_and_do_nothing() {
         .ok::<stripe_shared::Customer>();
 }
 
+/// A double whose clock is at `start`, where one customer paid a
+/// Checkout for a subscription (`sub_test_1`, untaxed) just then.
+async fn subscribed_at(start: i64) -> (StripeDouble, Stripe) {
+    let double = StripeDouble::start().await;
+    let stripe = Stripe::of(&double);
+    double.set_now(start);
+    let (customer, price, _) = catalog(&stripe, false).await;
+    checkout(&stripe, &customer, &price, None, start + 1800)
+        .await
+        .ok::<stripe_shared::CheckoutSession>();
+    double.pay("cs_test_1", start);
+    (double, stripe)
+}
+
 #[tokio::test]
 async fn periods_are_calendar_months() {
     let month_after = |(y, m, d): (i64, i64, i64)| {
@@ -1025,15 +1039,8 @@ async fn periods_are_calendar_months() {
     );
 
     // A subscription started on February 28 renews on the 28th.
-    let double = StripeDouble::start().await;
-    let stripe = Stripe::of(&double);
     let start = calendar::timestamp(2027, 2, 28, 9, 0, 0);
-    double.set_now(start);
-    let (customer, price, _) = catalog(&stripe, false).await;
-    checkout(&stripe, &customer, &price, None, start + 1800)
-        .await
-        .ok::<stripe_shared::CheckoutSession>();
-    double.pay("cs_test_1", start);
+    let (double, _) = subscribed_at(start).await;
     let end = calendar::timestamp(2027, 3, 28, 9, 0, 0);
     let subscription = double.object("sub_test_1").expect("a subscription");
     assert_eq!(subscription["items"]["data"][0]["current_period_end"], end);
@@ -1050,15 +1057,8 @@ async fn periods_are_calendar_months() {
 /// marked a proration and charges the time up to it; then it ends.
 #[tokio::test]
 async fn a_cancel_at_inside_a_period_bills_a_prorated_stub() {
-    let double = StripeDouble::start().await;
-    let stripe = Stripe::of(&double);
     let start = calendar::timestamp(2027, 3, 1, 9, 0, 0);
-    double.set_now(start);
-    let (customer, price, _) = catalog(&stripe, false).await;
-    checkout(&stripe, &customer, &price, None, start + 1800)
-        .await
-        .ok::<stripe_shared::CheckoutSession>();
-    double.pay("cs_test_1", start);
+    let (double, stripe) = subscribed_at(start).await;
     let first = double.invoice_for_subscription("sub_test_1")[0]["total"]
         .as_i64()
         .expect("a total");

@@ -3,6 +3,7 @@
 //! `invoice_payment.paid` or `GET /v1/invoice_payments`. Refunds and
 //! disputes find their invoice either way.
 
+use crate::common::stripe_double::StripeDouble;
 use crate::common::TestApp;
 use crate::common::{strip_tags, TestDb};
 use crate::stripe::{
@@ -18,6 +19,22 @@ on_both_databases!(
     a_refund_whose_events_were_lost_is_booked_by_reconciliation,
     a_dispute_whose_events_were_lost_is_found_by_reconciliation,
 );
+
+/// A paid order's first invoice at Stripe, once its server runs and its
+/// events are applied.
+async fn paid_invoice(app: &TestApp, double: &StripeDouble) -> (reqwest::Client, String) {
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
+    assert_eq!(placed.status, 303, "{}", placed.body);
+    deliver_all(app, &double.pay("cs_test_1", now()), now()).await;
+    eventually(app, &owner, "/en/servers", "data-server=").await;
+    stripe_events_applied(app).await;
+    let invoice = double.invoice_for_subscription("sub_test_1")[0]["id"]
+        .as_str()
+        .expect("the first invoice")
+        .to_owned();
+    (owner, invoice)
+}
 
 /// `invoice_payment.paid` never arrives: the paid invoice alone makes us
 /// ask Stripe for its payment, so a refund made in the Dashboard still
@@ -95,15 +112,7 @@ async fn a_refund_is_one_credit_note_net_of_its_vat(db: TestDb) {
 /// lost (the bank took the money back); the outcome is kept.
 async fn a_lost_dispute_stays_with_finance(db: TestDb) {
     let (app, double) = stripe_app(db).await;
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
-    assert_eq!(placed.status, 303, "{}", placed.body);
-    deliver_all(&app, &double.pay("cs_test_1", now()), now()).await;
-    eventually(&app, &owner, "/en/servers", "data-server=").await;
-    let invoice = double.invoice_for_subscription("sub_test_1")[0]["id"]
-        .as_str()
-        .expect("the first invoice")
-        .to_owned();
+    let (_, invoice) = paid_invoice(&app, &double).await;
     deliver_all(&app, &double.dispute(&invoice, now()), now()).await;
     let staff = app.staff("finance@host.example").await;
     eventually(&app, &staff, "/en/staff/finance", "data-disputed=").await;
@@ -167,16 +176,7 @@ async fn band(app: &TestApp) -> String {
 /// reconciliation finds it and books it, once.
 async fn a_refund_whose_events_were_lost_is_booked_by_reconciliation(db: TestDb) {
     let (app, double) = stripe_app(db).await;
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
-    assert_eq!(placed.status, 303, "{}", placed.body);
-    deliver_all(&app, &double.pay("cs_test_1", now()), now()).await;
-    eventually(&app, &owner, "/en/servers", "data-server=").await;
-    stripe_events_applied(&app).await;
-    let invoice = double.invoice_for_subscription("sub_test_1")[0]["id"]
-        .as_str()
-        .expect("the first invoice")
-        .to_owned();
+    let (owner, invoice) = paid_invoice(&app, &double).await;
     // Made a while before reconciliation finds it.
     let made = now() - 120;
     let lost = double.refund_at_stripe(&invoice, 5_000, made);
@@ -212,16 +212,7 @@ async fn a_refund_whose_events_were_lost_is_booked_by_reconciliation(db: TestDb)
 /// then lost; a pass that finds nothing new writes nothing more.
 async fn a_dispute_whose_events_were_lost_is_found_by_reconciliation(db: TestDb) {
     let (app, double) = stripe_app(db).await;
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
-    assert_eq!(placed.status, 303, "{}", placed.body);
-    deliver_all(&app, &double.pay("cs_test_1", now()), now()).await;
-    eventually(&app, &owner, "/en/servers", "data-server=").await;
-    stripe_events_applied(&app).await;
-    let invoice = double.invoice_for_subscription("sub_test_1")[0]["id"]
-        .as_str()
-        .expect("the first invoice")
-        .to_owned();
+    let (_, invoice) = paid_invoice(&app, &double).await;
     let lost = double.dispute(&invoice, now());
     assert_eq!(lost.len(), 1, "charge.dispute.created, lost");
     let reconcile = || async {

@@ -6,8 +6,8 @@
 use crate::common::stripe_double::StripeDouble;
 use crate::common::{TestApp, TestDb};
 use crate::stripe::{
-    deliver, deliver_all, env, eventually, now, paid_server, post_webhook, stripe_app,
-    stripe_app_with_clock, stripe_events_applied, stripe_jobs, SECRET,
+    deliver, deliver_all, env, eventually, now, paid_server, placed_session, post_webhook,
+    stripe_app, stripe_app_with_clock, stripe_events_applied, stripe_jobs, SECRET,
 };
 use std::time::Duration;
 use stripe_webhook::Webhook;
@@ -181,15 +181,7 @@ async fn subscription_events_of_one_second_follow_stripe_not_their_arrival(db: T
 async fn events_about_another_products_objects_are_set_aside_not_retried(db: TestDb) {
     let (app, double) = stripe_app(db).await;
     let at = now();
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
-    assert_eq!(placed.status, 303, "{}", placed.body);
-    let session = placed
-        .location()
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    let (owner, session) = placed_session(&app, "owner@a.example", "ams").await;
     let paid = double.pay(&session, at);
     // Copies of our own events, as the other product's would look.
     let mut foreign = Vec::new();
@@ -274,15 +266,7 @@ async fn events_about_another_products_objects_are_set_aside_not_retried(db: Tes
 async fn a_paid_checkouts_events_in_reverse_order_end_as_in_order(db: TestDb) {
     let (app, double) = stripe_app(db).await;
     let at = now();
-    let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let placed = app.place_order(&owner, "g-ada", "ams", &[]).await;
-    assert_eq!(placed.status, 303, "{}", placed.body);
-    let session = placed
-        .location()
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    let (owner, session) = placed_session(&app, "owner@a.example", "ams").await;
     let mut events = double.pay(&session, at);
     assert!(events.len() >= 4, "{events:?}");
     events.reverse();

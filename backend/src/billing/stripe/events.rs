@@ -176,9 +176,14 @@ pub async fn release(db: &Db, clock: &Clock, event_id: &str, apply: bool) -> any
 
 /// Applies one stored event (the job's subject).
 pub async fn apply(db: &Db, clock: &Clock, event_id: &str, attempts: i64) -> Outcome {
-    match apply_inner(db, clock, event_id).await {
+    waiting(apply_inner(db, clock, event_id).await, clock, attempts)
+}
+
+/// A job's outcome when `Ok(false)` means something it refers to isn't
+/// known yet (events out of order): retried for a while, then dead.
+fn waiting(result: anyhow::Result<bool>, clock: &Clock, attempts: i64) -> Outcome {
+    match result {
         Ok(true) => Outcome::Done,
-        // Something it refers to isn't known yet (events out of order).
         Ok(false) if attempts < 20 => Outcome::RetryAt(
             clock.now() + 5 * attempts,
             "waiting for related objects".into(),
@@ -188,46 +193,51 @@ pub async fn apply(db: &Db, clock: &Clock, event_id: &str, attempts: i64) -> Out
     }
 }
 
+/// Applies the event; what the mirror can only refuse (a same-second tie,
+/// another product's object, something for an operator) is settled here.
 async fn apply_inner(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<bool> {
-    match apply_stored(db, clock, event_id).await {
-        Err(error) if error.downcast_ref::<mirror::AskStripe>().is_some() => {
-            let subscription = error
-                .downcast_ref::<mirror::AskStripe>()
-                .map(|tie| tie.0.clone())
-                .unwrap_or_default();
-            ask_stripe(db, clock, event_id, &subscription).await?;
-            Ok(true)
-        }
-        Err(error) if error.downcast_ref::<mirror::NotOurs>().is_some() => {
-            let why = error.to_string();
-            tracing::info!(event = %event_id, %why, "Stripe event about another product's object");
-            sqlx::query(
-                "update stripe_events set processed_at = $1, ignored_reason = $2 \
-                 where id = $3 and processed_at is null",
-            )
-            .bind(clock.now())
-            .bind(&why)
+    let error = match apply_stored(db, clock, event_id).await {
+        Err(error) => error,
+        applied => return applied,
+    };
+    if let Some(tie) = error.downcast_ref::<mirror::AskStripe>() {
+        ask_stripe(db, clock, event_id, &tie.0).await?;
+    } else if let Some(not_ours) = error.downcast_ref::<mirror::NotOurs>() {
+        let why = not_ours.to_string();
+        tracing::info!(event = %event_id, %why, "Stripe event about another product's object");
+        mark_processed(&db.pool, event_id, clock.now(), Some(&why)).await?;
+    } else if let Some(held) = error.downcast_ref::<mirror::HeldForOperator>() {
+        tracing::warn!(event = %event_id, reason = %held.0, "Stripe event held, not applied");
+        sqlx::query("update stripe_events set held_reason = $1 where id = $2")
+            .bind(&held.0)
             .bind(event_id)
             .execute(&db.pool)
             .await
-            .context("setting the event aside")?;
-            Ok(true)
-        }
-        Err(error) => match error.downcast_ref::<mirror::HeldForOperator>() {
-            Some(held) => {
-                tracing::warn!(event = %event_id, reason = %held.0, "Stripe event held, not applied");
-                sqlx::query("update stripe_events set held_reason = $1 where id = $2")
-                    .bind(&held.0)
-                    .bind(event_id)
-                    .execute(&db.pool)
-                    .await
-                    .context("holding the event")?;
-                Ok(true)
-            }
-            None => Err(error),
-        },
-        applied => applied,
+            .context("holding the event")?;
+    } else {
+        return Err(error);
     }
+    Ok(true)
+}
+
+/// Marks an event done with, with the reason when it was set aside.
+async fn mark_processed<'e>(
+    executor: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    event_id: &str,
+    now: i64,
+    ignored: Option<&str>,
+) -> anyhow::Result<()> {
+    sqlx::query(
+        "update stripe_events set processed_at = $1, ignored_reason = $2 \
+         where id = $3 and processed_at is null",
+    )
+    .bind(now)
+    .bind(ignored)
+    .bind(event_id)
+    .execute(executor)
+    .await
+    .context("marking the event processed")?;
+    Ok(())
 }
 
 async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<bool> {
@@ -288,14 +298,7 @@ async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<
     if !applied {
         return Ok(false);
     }
-    sqlx::query(
-        "update stripe_events set processed_at = $1 where id = $2 and processed_at is null",
-    )
-    .bind(now)
-    .bind(event_id)
-    .execute(&mut *tx)
-    .await
-    .context("marking the event processed")?;
+    mark_processed(&mut *tx, event_id, now, None).await?;
     tx.commit().await.context("committing the event")?;
     Ok(true)
 }
@@ -310,14 +313,7 @@ async fn ask_stripe(
 ) -> anyhow::Result<()> {
     let now = clock.now();
     let mut tx = db.begin().await?;
-    sqlx::query(
-        "update stripe_events set processed_at = $1 where id = $2 and processed_at is null",
-    )
-    .bind(now)
-    .bind(event_id)
-    .execute(&mut *tx)
-    .await
-    .context("marking the event processed")?;
+    mark_processed(&mut *tx, event_id, now, None).await?;
     let queued: i64 = sqlx::query_scalar(
         "select count(*) from jobs where kind = $1 and subject_id = $2 and state = 'queued'",
     )
@@ -360,15 +356,7 @@ pub async fn refresh_subscription(
         apply_fetched(db, clock, &Fetched::Subscription(Box::new(fetched))).await
     }
     .await;
-    match result {
-        Ok(true) => Outcome::Done,
-        Ok(false) if attempts < 20 => Outcome::RetryAt(
-            clock.now() + 5 * attempts,
-            "waiting for related objects".into(),
-        ),
-        Ok(false) => Outcome::Dead("related objects never appeared".into()),
-        Err(error) => Outcome::RetryAt(clock.now() + 10 * attempts, format!("{error:#}")),
-    }
+    waiting(result, clock, attempts)
 }
 
 /// What reconciliation fetched, applied as its event would be.

@@ -149,8 +149,9 @@ pub async fn reconcile(
         let result = super::payments::fill_in_payment(db, clock, client, &id).await;
         done.outcome(format!("payment of invoice {id}"), result);
     }
-    // Refunds whose events were lost: each is booked once (by its id),
-    // whoever made it.
+    // Refunds and disputes whose events were lost, per paid payment: a
+    // refund is booked once (by its id) whoever made it; a dispute is
+    // applied as Stripe has it now (unchanged, it changes nothing).
     let paid_payments = ids(
         db,
         "select stripe_payment_intent from invoices where status = 'paid' \
@@ -159,29 +160,22 @@ pub async fn reconcile(
     )
     .await?;
     for intent in &paid_payments {
-        let list = match client
+        let refunds = client
             .send(
                 &ListRefund::new().payment_intent(intent.as_str()).limit(100),
                 None,
             )
             .await
-        {
-            Ok(list) => list,
-            Err(error) => {
-                done.outcome(format!("refunds of {intent}"), Err(error.into()));
-                continue;
-            }
-        };
-        for refund in list.data {
-            let what = format!("refund {}", refund.id);
-            let result = apply_fetched(db, clock, &Fetched::Refund(Box::new(refund))).await;
-            done.outcome(what, result);
-        }
-    }
-    // Disputes whose events were lost: opened, won or lost, as Stripe has
-    // them now (applying one unchanged changes nothing).
-    for intent in &paid_payments {
-        let list = match client
+            .map(|list| list.data.into_iter().map(|r| Fetched::Refund(Box::new(r))));
+        apply_listed(
+            db,
+            clock,
+            &mut done,
+            format!("refunds of {intent}"),
+            refunds,
+        )
+        .await;
+        let disputes = client
             .send(
                 &ListDispute::new()
                     .payment_intent(intent.as_str())
@@ -189,21 +183,42 @@ pub async fn reconcile(
                 None,
             )
             .await
-        {
-            Ok(list) => list,
-            Err(error) => {
-                done.outcome(format!("disputes of {intent}"), Err(error.into()));
-                continue;
-            }
-        };
-        for dispute in list.data {
-            let what = format!("dispute {}", dispute.id);
-            let result = apply_fetched(db, clock, &Fetched::Dispute(Box::new(dispute))).await;
-            done.outcome(what, result);
-        }
+            .map(|list| list.data.into_iter().map(|d| Fetched::Dispute(Box::new(d))));
+        apply_listed(
+            db,
+            clock,
+            &mut done,
+            format!("disputes of {intent}"),
+            disputes,
+        )
+        .await;
     }
     if !done.missing.is_empty() || !done.skipped.is_empty() {
         tracing::warn!(missing = ?done.missing, skipped = ?done.skipped, "Stripe reconciliation skipped objects");
     }
     Ok(done)
+}
+
+/// Applies what a list answered, each object on its own; a list that
+/// could not be read is reported as `what`.
+async fn apply_listed(
+    db: &Db,
+    clock: &Clock,
+    done: &mut Reconciled,
+    what: String,
+    listed: Result<impl Iterator<Item = Fetched>, StripeFailure>,
+) {
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(error) => return done.outcome(what, Err(error.into())),
+    };
+    for fetched in listed {
+        let what = match &fetched {
+            Fetched::Refund(refund) => format!("refund {}", refund.id),
+            Fetched::Dispute(dispute) => format!("dispute {}", dispute.id),
+            _ => "object".to_owned(),
+        };
+        let result = apply_fetched(db, clock, &fetched).await;
+        done.outcome(what, result);
+    }
 }

@@ -136,34 +136,20 @@ pub(super) fn cancel_subscription(l: &mut Ledger, id: &str, form: &Form) -> Answ
     Ok(subscription)
 }
 
-/// `GET /v1/refunds`: all refunds, or a payment intent's.
-pub(super) fn list_refunds(l: &mut Ledger, form: &Form) -> Answer {
+/// `GET /v1/refunds` and `GET /v1/disputes`: all of them, or a payment
+/// intent's, newest first.
+pub(super) fn list_of_payment(l: &mut Ledger, object: &str, form: &Form, url: &str) -> Answer {
     let intent = form.text("payment_intent");
-    let refunds = l
-        .all("refund")
+    let found = l
+        .all(object)
         .into_iter()
-        .filter(|r| {
+        .filter(|o| {
             intent
                 .as_ref()
-                .is_none_or(|i| r["payment_intent"] == i.as_str())
+                .is_none_or(|i| o["payment_intent"] == i.as_str())
         })
         .collect();
-    page(refunds, form, "/v1/refunds")
-}
-
-/// `GET /v1/disputes?payment_intent=…`: a payment's disputes, newest first.
-pub(super) fn list_disputes(l: &mut Ledger, form: &Form) -> Answer {
-    let intent = form.text("payment_intent");
-    let disputes = l
-        .all("dispute")
-        .into_iter()
-        .filter(|d| {
-            intent
-                .as_ref()
-                .is_none_or(|i| d["payment_intent"] == i.as_str())
-        })
-        .collect();
-    page(disputes, form, "/v1/disputes")
+    page(found, form, url)
 }
 
 /// `POST /v1/invoices/{id}/void`: only an open (or uncollectible)
