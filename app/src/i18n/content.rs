@@ -263,7 +263,7 @@ mod tests {
         }
     }
 
-    /// docs/ARCHITECTURE.md, "Content decisions": the host has 32 cores, not
+    /// docs/decisions/content.md: the host has 32 cores, not
     /// the seed's 48; fair use is 合理使用; figures are Arabic numerals.
     #[test]
     fn copy_keeps_the_content_decisions() {

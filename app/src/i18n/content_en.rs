@@ -1,7 +1,7 @@
 //! The home page's long-form copy in English. Written as product copy, not
 //! translated line by line, but it makes the same promises with the same
 //! numbers as the Chinese page. British spelling. Where it departs from the
-//! seed on purpose, docs/ARCHITECTURE.md ("Content decisions") says why.
+//! seed on purpose, docs/decisions/content.md says why.
 
 use super::content::{Content, Faq, Highlight, NotFor, Step, Workload};
 

@@ -2,7 +2,7 @@
 //! mistranslations and mixed forms of address (你/您) fixed, technical
 //! figures in Arabic numerals with Latin units (48 GB, 1–4 TB, 40 Gbit/s), one
 //! term for fair use (合理使用) and full-width punctuation. Where it departs
-//! from the seed on purpose, docs/ARCHITECTURE.md ("Content decisions") says why.
+//! from the seed on purpose, docs/decisions/content.md says why.
 
 use super::content::{Content, Faq, Highlight, NotFor, Step, Workload};
 

@@ -1,6 +1,6 @@
 //! Every user-visible string, in Chinese and English. Each language is a
 //! value of the same struct, so a missing string is a compile error; this
-//! replaces leptos_i18n (see docs/ARCHITECTURE.md).
+//! replaces leptos_i18n (see docs/decisions/translations.md).
 
 pub mod api_docs;
 mod api_docs_en;

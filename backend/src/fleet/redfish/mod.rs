@@ -210,7 +210,8 @@ pub(super) fn clean_command(path: &std::path::Path) -> tokio::process::Command {
 impl Fleet for RedfishFleet {
     /// Both need software on the customer's machine (the host agent in the
     /// operator's images), which a BMC cannot stand in for: see
-    /// ARCHITECTURE.md, "Snapshots and root passwords on real hosts".
+    /// docs/decisions/fleet-redfish.md, "Snapshots and root passwords on
+    /// real hosts".
     fn offers(&self) -> Offers {
         Offers {
             snapshots: false,
