@@ -190,3 +190,14 @@ pub(crate) fn decode<T>(
     let raw: String = r.try_get(column)?;
     parse(&raw).with_context(|| format!("unknown {column} {raw:?}"))
 }
+
+/// `decode` for a column that may be null.
+pub(crate) fn decode_optional<T>(
+    r: &sqlx::any::AnyRow,
+    column: &str,
+    parse: fn(&str) -> Option<T>,
+) -> anyhow::Result<Option<T>> {
+    let raw: Option<String> = r.try_get(column)?;
+    raw.map(|raw| parse(&raw).with_context(|| format!("unknown {column} {raw:?}")))
+        .transpose()
+}

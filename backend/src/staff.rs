@@ -10,6 +10,7 @@ use crate::accounts::{normalize_email, password, tokens, AccountError, User};
 use crate::audit::{self, Entry};
 use crate::db::new_id;
 use crate::{Clock, Db};
+use domain::host::HostState;
 
 /// Creates a staff account with a generated password, returned once.
 pub async fn create(
@@ -101,7 +102,7 @@ pub async fn users(db: &Db) -> anyhow::Result<Vec<(String, String, bool, bool)>>
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overview {
     /// Hosts per state, in the order the database returns them.
-    pub hosts: Vec<(String, i64)>,
+    pub hosts: Vec<(HostState, i64)>,
     /// Hosts reporting a fault, and maintenance windows not yet done.
     pub degraded_hosts: i64,
     pub open_windows: i64,
@@ -122,8 +123,13 @@ pub async fn overview(db: &Db, now: i64) -> anyhow::Result<Overview> {
         .await
         .context("counting hosts by state")?
         .iter()
-        .map(|r| Ok((r.try_get("state")?, r.try_get("n")?)))
-        .collect::<anyhow::Result<Vec<(String, i64)>>>()?;
+        .map(|r| {
+            Ok((
+                crate::db::decode(r, "state", HostState::parse)?,
+                r.try_get("n")?,
+            ))
+        })
+        .collect::<anyhow::Result<Vec<(HostState, i64)>>>()?;
     let degraded_hosts = count(
         db,
         "select count(*) from hosts where degraded_reason is not null",

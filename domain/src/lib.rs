@@ -3,14 +3,18 @@
 //! database and the app renders them.
 
 pub mod catalog;
+pub mod host;
 pub mod lang;
 pub mod latency;
 pub mod money;
+#[macro_use]
+mod named;
 pub mod order;
 pub mod role;
 pub mod server;
 pub mod sla;
 pub mod stock;
+pub mod support;
 pub mod time;
 pub mod vat;
 

@@ -251,3 +251,17 @@ mod tests {
         assert_eq!(OsImage::parse("windows"), None);
     }
 }
+
+crate::named_enum! {
+    /// `held → confirmed → fulfilled`, or `failed` / `expired`.
+    pub enum OrderState {
+        /// A host is held while the customer pays (or until the hold expires).
+        Held = "held",
+        /// Paid or accepted for invoicing; its server is being provisioned.
+        Confirmed = "confirmed",
+        /// Its server runs.
+        Fulfilled = "fulfilled",
+        Failed = "failed",
+        Expired = "expired",
+    }
+}

@@ -166,6 +166,17 @@ impl SnapshotState {
     pub fn parse(raw: &str) -> Option<SnapshotState> {
         SnapshotState::ALL.into_iter().find(|s| s.as_str() == raw)
     }
+
+    /// A take or a restore under way: the server takes no other until it
+    /// ends (the backend refuses it, the page offers no form).
+    pub fn busy(self) -> bool {
+        matches!(self, SnapshotState::Creating | SnapshotState::Restoring)
+    }
+
+    /// What a customer may delete: a snapshot at rest.
+    pub fn deletable(self) -> bool {
+        matches!(self, SnapshotState::Ready | SnapshotState::Failed)
+    }
 }
 
 /// The state a customer sees: a snapshot restore and a maintenance window

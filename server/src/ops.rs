@@ -321,7 +321,7 @@ pub async fn hosts(
             for e in &events {
                 let change = match &e.from_state {
                     Some(from) if *from != e.to_state => format!("{from} → {}", e.to_state),
-                    _ => e.to_state.clone(),
+                    _ => e.to_state.to_string(),
                 };
                 writeln!(
                     out,

@@ -42,7 +42,7 @@ pub struct Operations {
     pub snapshots_restore_warning: &'static str,
     pub snapshots_delete: &'static str,
     pub snapshots_delete_confirm: &'static str,
-    pub snapshot_state: fn(&str) -> &'static str,
+    pub snapshot_state: fn(domain::server::SnapshotState) -> &'static str,
     pub snapshots_taken: &'static str,
     pub snapshots_restoring: &'static str,
     pub snapshots_deleted: &'static str,

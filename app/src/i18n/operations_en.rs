@@ -1,4 +1,5 @@
 use super::operations::Operations;
+use domain::server::SnapshotState;
 
 pub static OPERATIONS_EN: Operations = Operations {
     console_section: "Out-of-band console",
@@ -55,11 +56,11 @@ pub static OPERATIONS_EN: Operations = Operations {
     snapshots_delete: "Delete",
     snapshots_delete_confirm: "Delete this snapshot for good",
     snapshot_state: |state| match state {
-        "creating" => "Being taken",
-        "ready" => "Ready",
-        "restoring" => "Restoring",
-        "deleting" => "Being deleted",
-        _ => "Failed",
+        SnapshotState::Creating => "Being taken",
+        SnapshotState::Ready => "Ready",
+        SnapshotState::Restoring => "Restoring",
+        SnapshotState::Deleting => "Being deleted",
+        SnapshotState::Failed => "Failed",
     },
     snapshots_taken: "The snapshot is being taken; it is ready in a few seconds.",
     snapshots_restoring: "Restoring the snapshot. The page shows the progress.",

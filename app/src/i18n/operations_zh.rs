@@ -1,4 +1,5 @@
 use super::operations::Operations;
+use domain::server::SnapshotState;
 
 pub static OPERATIONS_ZH: Operations = Operations {
     console_section: "带外控制台",
@@ -55,11 +56,11 @@ pub static OPERATIONS_ZH: Operations = Operations {
     snapshots_delete: "删除",
     snapshots_delete_confirm: "永久删除此快照",
     snapshot_state: |state| match state {
-        "creating" => "正在创建",
-        "ready" => "可用",
-        "restoring" => "正在恢复",
-        "deleting" => "正在删除",
-        _ => "失败",
+        SnapshotState::Creating => "正在创建",
+        SnapshotState::Ready => "可用",
+        SnapshotState::Restoring => "正在恢复",
+        SnapshotState::Deleting => "正在删除",
+        SnapshotState::Failed => "失败",
     },
     snapshots_taken: "正在创建快照，几秒后即可使用。",
     snapshots_restoring: "正在恢复快照，页面会显示进度。",

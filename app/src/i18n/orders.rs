@@ -51,7 +51,7 @@ pub struct Orders {
     pub orders_total: &'static str,
     pub orders_by: &'static str,
     pub orders_own_note: &'static str,
-    pub order_state: fn(&str) -> &'static str,
+    pub order_state: fn(domain::order::OrderState) -> &'static str,
     pub order_failure: fn(&str) -> &'static str,
     pub order_detail_title: &'static str,
     pub order_number: &'static str,
@@ -183,7 +183,7 @@ pub struct Orders {
 
     pub inventory_title: &'static str,
     pub inventory_summary: &'static str,
-    pub host_state: fn(&str) -> &'static str,
+    pub host_state: fn(domain::host::HostState) -> &'static str,
     pub hosts_add_title: &'static str,
     pub hosts_count: &'static str,
     pub hosts_add_submit: &'static str,

@@ -1,4 +1,6 @@
 use super::orders::Orders;
+use domain::host::HostState;
+use domain::order::OrderState;
 use domain::server::ShownState;
 
 pub static ORDERS_EN: Orders = Orders {
@@ -49,12 +51,11 @@ pub static ORDERS_EN: Orders = Orders {
     orders_by: "Placed by",
     orders_own_note: "You see the orders you placed. Prices are shown to owners and billing members.",
     order_state: |s| match s {
-        "held" => "Awaiting payment",
-        "confirmed" => "Confirmed",
-        "fulfilled" => "Delivered",
-        "failed" => "Failed, not charged",
-        "expired" => "Expired, not charged",
-        _ => "Unknown",
+        OrderState::Held => "Awaiting payment",
+        OrderState::Confirmed => "Confirmed",
+        OrderState::Fulfilled => "Delivered",
+        OrderState::Failed => "Failed, not charged",
+        OrderState::Expired => "Expired, not charged",
     },
     order_failure: |f| match f {
         "sold_out_at_payment" => "The last server was taken while the payment was made; any payment is refunded in full.",
@@ -263,13 +264,12 @@ pub static ORDERS_EN: Orders = Orders {
     inventory_title: "Inventory",
     inventory_summary: "Hosts by site and plan",
     host_state: |s| match s {
-        "free" => "Free",
-        "held" => "Held",
-        "allocated" => "Allocated",
-        "wiping" => "Wiping",
-        "maintenance" => "Maintenance",
-        "failed" => "Failed",
-        _ => "Unknown",
+        HostState::Free => "Free",
+        HostState::Held => "Held",
+        HostState::Allocated => "Allocated",
+        HostState::Wiping => "Wiping",
+        HostState::Maintenance => "Maintenance",
+        HostState::Failed => "Failed",
     },
     hosts_add_title: "Rack new hosts",
     hosts_count: "How many",

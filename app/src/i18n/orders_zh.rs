@@ -1,4 +1,6 @@
 use super::orders::Orders;
+use domain::host::HostState;
+use domain::order::OrderState;
 use domain::server::ShownState;
 
 pub static ORDERS_ZH: Orders = Orders {
@@ -50,12 +52,11 @@ pub static ORDERS_ZH: Orders = Orders {
     orders_by: "下单人",
     orders_own_note: "您看到的是您自己下的订单。价格只向所有者和账务成员显示。",
     order_state: |s| match s {
-        "held" => "等待付款",
-        "confirmed" => "已确认",
-        "fulfilled" => "已交付",
-        "failed" => "失败，未收费",
-        "expired" => "已过期，未收费",
-        _ => "未知",
+        OrderState::Held => "等待付款",
+        OrderState::Confirmed => "已确认",
+        OrderState::Fulfilled => "已交付",
+        OrderState::Failed => "失败，未收费",
+        OrderState::Expired => "已过期，未收费",
     },
     order_failure: |f| match f {
         "sold_out_at_payment" => "付款期间最后一台服务器被别人订走了；已付款项将全额退还。",
@@ -266,13 +267,12 @@ pub static ORDERS_ZH: Orders = Orders {
     inventory_title: "库存",
     inventory_summary: "按站点和方案统计的主机",
     host_state: |s| match s {
-        "free" => "空闲",
-        "held" => "预留中",
-        "allocated" => "已分配",
-        "wiping" => "擦除中",
-        "maintenance" => "维护中",
-        "failed" => "故障",
-        _ => "未知",
+        HostState::Free => "空闲",
+        HostState::Held => "预留中",
+        HostState::Allocated => "已分配",
+        HostState::Wiping => "擦除中",
+        HostState::Maintenance => "维护中",
+        HostState::Failed => "故障",
     },
     hosts_add_title: "上架新主机",
     hosts_count: "数量",

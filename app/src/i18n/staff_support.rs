@@ -14,10 +14,10 @@ pub struct StaffSupport {
     pub counts_label: &'static str,
     /// A request's state as staff read it (`open`, `waiting`, `answered`,
     /// `closed`).
-    pub state: fn(&str) -> &'static str,
+    pub state: fn(domain::support::State) -> &'static str,
     /// A request's category (`scaling`, `hardware`, `billing`, `account`,
     /// `other`).
-    pub category: fn(&str) -> &'static str,
+    pub category: fn(domain::support::Category) -> &'static str,
     pub filter_title: &'static str,
     pub filter_state: &'static str,
     pub filter_category: &'static str,

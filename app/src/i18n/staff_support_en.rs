@@ -1,4 +1,5 @@
 use super::staff_support::StaffSupport;
+use domain::support::{Category, State};
 
 /// "2 h 10 min", "45 min", "3 d 4 h".
 fn span(secs: i64) -> String {
@@ -30,19 +31,17 @@ pub static STAFF_SUPPORT_EN: StaffSupport = StaffSupport {
     queue_intro: "Requests waiting for us come first, the longest waiting at the top; then those waiting for the customer.",
     counts_label: "Requests by state",
     state: |state| match state {
-        "open" => "New",
-        "waiting" => "Waiting for the customer",
-        "answered" => "Customer replied",
-        "closed" => "Closed",
-        _ => "Unknown",
+        State::Open => "New",
+        State::Waiting => "Waiting for the customer",
+        State::Answered => "Customer replied",
+        State::Closed => "Closed",
     },
     category: |category| match category {
-        "scaling" => "Scaling out / capacity",
-        "hardware" => "Hardware or performance",
-        "billing" => "Billing",
-        "account" => "Account",
-        "other" => "Other",
-        _ => "Unknown",
+        Category::Scaling => "Scaling out / capacity",
+        Category::Hardware => "Hardware or performance",
+        Category::Billing => "Billing",
+        Category::Account => "Account",
+        Category::Other => "Other",
     },
     filter_title: "Filter",
     filter_state: "State",

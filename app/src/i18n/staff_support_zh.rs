@@ -1,4 +1,5 @@
 use super::staff_support::StaffSupport;
+use domain::support::{Category, State};
 
 /// "2 小时 10 分钟"、"45 分钟"、"3 天 4 小时"。
 fn span(secs: i64) -> String {
@@ -30,19 +31,17 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     queue_intro: "等待我们处理的请求排在前面，等待最久的在最上方；其后是等待客户回复的请求。",
     counts_label: "各状态的请求数",
     state: |state| match state {
-        "open" => "新请求",
-        "waiting" => "等待客户回复",
-        "answered" => "客户已回复",
-        "closed" => "已关闭",
-        _ => "未知",
+        State::Open => "新请求",
+        State::Waiting => "等待客户回复",
+        State::Answered => "客户已回复",
+        State::Closed => "已关闭",
     },
     category: |category| match category {
-        "scaling" => "扩容 / 容量规划",
-        "hardware" => "硬件或性能",
-        "billing" => "账单",
-        "account" => "账户",
-        "other" => "其他",
-        _ => "未知",
+        Category::Scaling => "扩容 / 容量规划",
+        Category::Hardware => "硬件或性能",
+        Category::Billing => "账单",
+        Category::Account => "账户",
+        Category::Other => "其他",
     },
     filter_title: "筛选",
     filter_state: "状态",

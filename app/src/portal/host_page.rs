@@ -3,6 +3,7 @@
 //! that refused its password), newest first. The hosts list links each
 //! host here.
 
+use domain::host::HostState;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -16,13 +17,12 @@ use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HostPageView {
     pub name: String,
     pub site: String,
     pub plan: String,
-    /// One of `inventory::HOST_STATES`.
-    pub state: String,
+    pub state: HostState,
     /// `None` for a host the simulated Fleet drives.
     pub bmc: Option<BmcRow>,
     pub events: Vec<HostEventRow>,
@@ -31,12 +31,12 @@ pub struct HostPageView {
 }
 
 /// One line of a host's history, as stored.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostEventRow {
     pub at: i64,
     /// `None` for the event that racked the host.
-    pub from_state: Option<String>,
-    pub to_state: String,
+    pub from_state: Option<HostState>,
+    pub to_state: HostState,
     pub actor: String,
     pub reason: String,
 }
@@ -85,7 +85,7 @@ pub fn HostPage() -> impl IntoView {
                     <dt>{t.configure_plan}</dt>
                     <dd data-testid="host-plan">{view.plan.clone()}</dd>
                     <dt>{o.col_state}</dt>
-                    <dd data-testid="host-state" data-state=view.state.clone()>{(o.host_state)(&view.state)}</dd>
+                    <dd data-testid="host-state" data-state=view.state.as_str()>{(o.host_state)(view.state)}</dd>
                 </dl>
                 <h2 id="host-bmc">{s.col_bmc}</h2>
                 {bmc}
@@ -145,14 +145,14 @@ fn History(lang: Lang, events: Vec<HostEventRow>) -> impl IntoView {
     let rows = events
         .into_iter()
         .map(|e| {
-            let change = match e.from_state.as_deref() {
+            let change = match e.from_state {
                 Some(from) if from != e.to_state => {
-                    format!("{} → {}", (o.host_state)(from), (o.host_state)(&e.to_state))
+                    format!("{} → {}", (o.host_state)(from), (o.host_state)(e.to_state))
                 }
-                _ => (o.host_state)(&e.to_state).to_owned(),
+                _ => (o.host_state)(e.to_state).to_owned(),
             };
             view! {
-                <tr data-event-to=e.to_state.clone() data-event-from=e.from_state.clone()>
+                <tr data-event-to=e.to_state.as_str() data-event-from=e.from_state.map(HostState::as_str)>
                     <th scope="row">
                         <time datetime=domain::time::format_iso(e.at)>{domain::time::format_datetime(e.at)}</time>
                     </th>

@@ -2,6 +2,7 @@
 //! hosts, maintenance, failures, back to free, hosts' BMCs) and every
 //! order.
 
+use domain::host::HostState;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -19,23 +20,14 @@ use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
 
-pub const HOST_STATES: [&str; 6] = [
-    "free",
-    "held",
-    "allocated",
-    "wiping",
-    "maintenance",
-    "failed",
-];
-
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct InventoryView {
-    /// (site, plan, count per state in [`HOST_STATES`] order)
-    pub counts: Vec<(String, String, [i64; 6])>,
+    /// (site, plan, count per state in [`HostState::ALL`] order)
+    pub counts: Vec<(String, String, Vec<i64>)>,
     /// (name, site, plan, state, changed at)
-    pub hosts: Vec<(String, String, String, String, i64)>,
+    pub hosts: Vec<(String, String, String, HostState, i64)>,
     pub filter_site: String,
-    pub filter_state: String,
+    pub filter_state: Option<HostState>,
     pub windows: Vec<super::maintenance::WindowRow>,
     /// Hosts reporting a fault: (name, reason, since).
     pub degraded: Vec<(String, String, i64)>,
@@ -63,9 +55,9 @@ pub fn InventoryPage() -> impl IntoView {
         _ => o.hosts_done,
     });
     let feedback = use_feedback();
-    let header = HOST_STATES
+    let header = HostState::ALL
         .iter()
-        .map(|s| view! { <th scope="col" class="num">{(o.host_state)(s)}</th> })
+        .map(|&s| view! { <th scope="col" class="num">{(o.host_state)(s)}</th> })
         .collect_view();
     let counts = view
         .counts
@@ -80,12 +72,12 @@ pub fn InventoryPage() -> impl IntoView {
         .iter()
         .map(|(name, site, plan, state, at)| {
             view! {
-                <tr data-host=name.clone() data-state=state.clone()>
+                <tr data-host=name.clone() data-state=state.as_str()>
                     <th scope="row"><a href=href(lang, &super::host_page::host_rest(name))><code>{name.clone()}</code></a></th>
                     <td data-label=t.configure_site>{site.clone()}</td>
                     <td data-label=t.configure_plan>{plan.clone()}</td>
                     <td data-label=o.col_state>
-                        {(o.host_state)(state)}
+                        {(o.host_state)(*state)}
                         {view.degraded.iter().any(|d| &d.0 == name).then(|| view! {
                             " "<span class="badge badge-warn">{crate::i18n::operations(lang).maint_degraded_badge}</span>
                         })}
@@ -121,13 +113,14 @@ pub fn InventoryPage() -> impl IntoView {
         .iter()
         .map(|p| view! { <option value=p.id.to_string()>{p.name.clone()}</option> })
         .collect_view();
-    let state_filter = HOST_STATES
+    let state_filter = HostState::ALL
         .iter()
-        .map(|s| view! { <option value=*s selected=view.filter_state == *s>{(o.host_state)(s)}</option> })
+        .map(|&s| view! { <option value=s.as_str() selected=view.filter_state == Some(s)>{(o.host_state)(s)}</option> })
         .collect_view();
-    let settable = ["free", "maintenance", "failed"]
+    let settable = HostState::ALL
         .iter()
-        .map(|s| view! { <option value=*s>{(o.host_state)(s)}</option> })
+        .filter(|&&to| !HostState::operator_sources(to).is_empty())
+        .map(|&s| view! { <option value=s.as_str()>{(o.host_state)(s)}</option> })
         .collect_view();
     view! {
         <Page lang title=o.inventory_title.to_owned() description=o.inventory_title.to_owned() rest="/staff/hosts".to_owned() noindex=true>
@@ -192,7 +185,7 @@ pub fn InventoryPage() -> impl IntoView {
                     <div class="field">
                         <label for="filter-state">{o.col_state}</label>
                         <select id="filter-state" name="state">
-                            <option value="" selected=view.filter_state.is_empty()>{o.hosts_all}</option>
+                            <option value="" selected=view.filter_state.is_none()>{o.hosts_all}</option>
                             {state_filter}
                         </select>
                     </div>

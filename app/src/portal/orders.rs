@@ -2,6 +2,7 @@
 //! billing members see the amounts; technical members see the orders they
 //! placed, without amounts.
 
+use domain::order::OrderState;
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -24,7 +25,7 @@ pub struct OrderRow {
     pub server_name: String,
     pub os_image: String,
     pub addons: Vec<String>,
-    pub state: String,
+    pub state: OrderState,
     pub failure: Option<String>,
     pub placed_by: String,
     pub created_at: i64,
@@ -77,12 +78,12 @@ pub fn OrderTableRow(lang: Lang, row: OrderRow, money: bool) -> impl IntoView {
         .map(|a| a.total.format(lang))
         .unwrap_or_default();
     view! {
-        <tr data-order=row.id.clone() data-state=row.state.clone()>
+        <tr data-order=row.id.clone() data-state=row.state.as_str()>
             <td><time datetime=domain::time::format_iso(row.created_at)>{domain::time::format_datetime(row.created_at)}</time></td>
             {row.organization.clone().map(|org| view! { <td>{org}</td> })}
             <th scope="row"><a href=href(lang, &format!("/orders/{}", row.id))>{row.server_name.clone()}</a></th>
             <td>{format!("{} · {}", plan_name(&row.plan_id), site_name(lang, &row.site_code))}</td>
-            <td>{(o.order_state)(&row.state)}</td>
+            <td>{(o.order_state)(row.state)}</td>
             <td>{row.placed_by.clone()}</td>
             {money.then(|| view! { <td class="num">{total}</td> })}
         </tr>
@@ -200,7 +201,7 @@ pub fn OrderDetailPage() -> impl IntoView {
     let server_link = order
         .server_id
         .clone()
-        .filter(|_| view.can_open_server && order.state != "failed")
+        .filter(|_| view.can_open_server && order.state != OrderState::Failed)
         .map(|id| view! { <p><a href=href(lang, &format!("/servers/{id}")) class="button">{o.order_view_server}</a></p> });
     let failure = order
         .failure
@@ -212,7 +213,7 @@ pub fn OrderDetailPage() -> impl IntoView {
         Some("unavailable") => Some(o.checkout_unavailable),
         _ => super::query("placed").map(|_| o.order_placed_notice),
     };
-    let pay = (order.state == "held" && view.can_open_server).then(|| {
+    let pay = (order.state == OrderState::Held && view.can_open_server).then(|| {
         let until = order
             .hold_expires_at
             .map(domain::time::format_datetime)
@@ -232,9 +233,9 @@ pub fn OrderDetailPage() -> impl IntoView {
                 <h1 id="order-title">{format!("{} {}", o.order_detail_title, order.server_name)}</h1>
                 <Notice text=placed />
                 {failure}
-                <dl class="facts" data-state=order.state.clone()>
+                <dl class="facts" data-state=order.state.as_str()>
                     <dt>{o.order_number}</dt><dd><code>{order.id.clone()}</code></dd>
-                    <dt>{o.orders_state}</dt><dd data-testid="order-state">{(o.order_state)(&order.state)}</dd>
+                    <dt>{o.orders_state}</dt><dd data-testid="order-state">{(o.order_state)(order.state)}</dd>
                     <dt>{o.orders_placed}</dt><dd>{domain::time::format_datetime(order.created_at)}</dd>
                     <dt>{o.orders_by}</dt><dd>{order.placed_by.clone()}</dd>
                     <dt>{t.configure_plan}</dt><dd>{plan_name(&order.plan_id)}</dd>

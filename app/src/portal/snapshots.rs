@@ -3,6 +3,7 @@
 //! and delete (confirmed). Plain forms: no JavaScript needed. A restore
 //! lands at the top of the page, where its progress is.
 
+use domain::server::SnapshotState;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -11,11 +12,11 @@ use super::forms::CsrfField;
 use crate::i18n::operations;
 use crate::storefront::href;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotRow {
     pub id: String,
     pub name: String,
-    pub state: String,
+    pub state: SnapshotState,
     pub size_bytes: i64,
     pub created_at: i64,
 }
@@ -49,24 +50,22 @@ pub fn Snapshots(
 ) -> impl IntoView {
     let t = operations(lang);
     let used = snapshots.len();
-    let busy = snapshots
-        .iter()
-        .any(|s| matches!(s.state.as_str(), "creating" | "restoring" | "deleting"));
+    let busy = snapshots.iter().any(|s| s.state.busy());
     let rows = snapshots
         .into_iter()
         .map(|s| {
-            let ready = s.state == "ready";
-            let deletable = matches!(s.state.as_str(), "ready" | "failed");
+            let ready = s.state == SnapshotState::Ready;
+            let deletable = s.state.deletable();
             let restore_id = format!("restore-{}", s.id);
             let delete_id = format!("delete-{}", s.id);
             let (restore_for, delete_for) = (restore_id.clone(), delete_id.clone());
             let (sid, sid2) = (s.id.clone(), s.id.clone());
             let (name, name2) = (s.name.clone(), s.name.clone());
             view! {
-                <tr data-snapshot=s.name.clone() data-state=s.state.clone()>
+                <tr data-snapshot=s.name.clone() data-state=s.state.as_str()>
                     <th scope="row">{s.name.clone()}</th>
                     <td data-label=t.snapshots_col_size>{format_size(s.size_bytes)}</td>
-                    <td data-label=t.snapshots_col_state>{(t.snapshot_state)(&s.state)}</td>
+                    <td data-label=t.snapshots_col_state>{(t.snapshot_state)(s.state)}</td>
                     <td data-label=t.snapshots_col_taken><time datetime=domain::time::format_iso(s.created_at)>{domain::time::format_datetime(s.created_at)}</time></td>
                     <td class="snapshot-actions">
                         {(ready && running).then(|| view! {

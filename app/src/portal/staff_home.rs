@@ -16,7 +16,7 @@ use crate::storefront::not_found::NotFound;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StaffHomeView {
     /// Hosts per state.
-    pub hosts: Vec<(String, i64)>,
+    pub hosts: Vec<(domain::host::HostState, i64)>,
     pub degraded_hosts: i64,
     pub open_windows: i64,
     pub failed_orders: i64,
@@ -65,7 +65,7 @@ pub fn StaffHomePage() -> impl IntoView {
     } else {
         view.hosts
             .iter()
-            .map(|(state, n)| format!("{}: {n}", (o.host_state)(state)))
+            .map(|(state, n)| format!("{}: {n}", (o.host_state)(*state)))
             .collect::<Vec<_>>()
             .join(" · ")
     };

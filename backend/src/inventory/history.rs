@@ -4,13 +4,15 @@
 use anyhow::Context;
 use sqlx::Row;
 
+use crate::db::{decode, decode_optional};
 use crate::Db;
+use domain::host::HostState;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostEvent {
     pub at: i64,
-    pub from_state: Option<String>,
-    pub to_state: String,
+    pub from_state: Option<HostState>,
+    pub to_state: HostState,
     pub actor: String,
     pub reason: String,
 }
@@ -40,8 +42,8 @@ pub async fn of_host(db: &Db, name: &str, limit: i64) -> anyhow::Result<Option<V
         .map(|row| {
             Ok(HostEvent {
                 at: row.try_get("at")?,
-                from_state: row.try_get("from_state")?,
-                to_state: row.try_get("to_state")?,
+                from_state: decode_optional(row, "from_state", HostState::parse)?,
+                to_state: decode(row, "to_state", HostState::parse)?,
                 actor: row.try_get("actor")?,
                 reason: row.try_get("reason")?,
             })

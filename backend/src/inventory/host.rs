@@ -5,66 +5,7 @@ use domain::{PlanId, SiteCode};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HostState {
-    Free,
-    /// Reserved for a checkout in progress; returns by itself at expiry.
-    Held,
-    Allocated,
-    Wiping,
-    Maintenance,
-    Failed,
-}
-
-impl HostState {
-    pub const ALL: [HostState; 6] = [
-        HostState::Free,
-        HostState::Held,
-        HostState::Allocated,
-        HostState::Wiping,
-        HostState::Maintenance,
-        HostState::Failed,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HostState::Free => "free",
-            HostState::Held => "held",
-            HostState::Allocated => "allocated",
-            HostState::Wiping => "wiping",
-            HostState::Maintenance => "maintenance",
-            HostState::Failed => "failed",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<HostState> {
-        HostState::ALL.into_iter().find(|s| s.as_str() == raw)
-    }
-
-    /// The states from which an operator may move a host to `to`. A host a
-    /// customer holds or uses can be marked failed (its server is then
-    /// rebuilt elsewhere) but never freed or put in maintenance by hand.
-    pub fn operator_sources(to: HostState) -> &'static [HostState] {
-        match to {
-            HostState::Free => &[HostState::Maintenance, HostState::Failed],
-            HostState::Maintenance => &[HostState::Free, HostState::Failed],
-            HostState::Failed => &[
-                HostState::Free,
-                HostState::Held,
-                HostState::Allocated,
-                HostState::Wiping,
-                HostState::Maintenance,
-            ],
-            HostState::Held | HostState::Allocated | HostState::Wiping => &[],
-        }
-    }
-}
-
-impl std::fmt::Display for HostState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use domain::host::HostState;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Host {

@@ -14,6 +14,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::{Clock, Db};
+pub use domain::order::OrderState;
 use domain::{PlanId, SiteCode};
 
 pub use confirm::{confirm, confirm_in};
@@ -82,43 +83,6 @@ pub enum OrderError {
     SoldOut { sites_with_stock: Vec<String> },
     #[error(transparent)]
     Db(#[from] anyhow::Error),
-}
-
-/// `held → confirmed → fulfilled`, or `failed` / `expired`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OrderState {
-    /// A host is held while the customer pays (or until the hold expires).
-    Held,
-    /// Paid or accepted for invoicing; its server is being provisioned.
-    Confirmed,
-    /// Its server runs.
-    Fulfilled,
-    Failed,
-    Expired,
-}
-
-impl OrderState {
-    const ALL: [OrderState; 5] = [
-        OrderState::Held,
-        OrderState::Confirmed,
-        OrderState::Fulfilled,
-        OrderState::Failed,
-        OrderState::Expired,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderState::Held => "held",
-            OrderState::Confirmed => "confirmed",
-            OrderState::Fulfilled => "fulfilled",
-            OrderState::Failed => "failed",
-            OrderState::Expired => "expired",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<OrderState> {
-        OrderState::ALL.into_iter().find(|s| s.as_str() == raw)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -155,7 +155,7 @@ pub async fn take(
         if existing == name {
             return Err(SnapshotError::InvalidName);
         }
-        busy |= matches!(state, SnapshotState::Creating | SnapshotState::Restoring);
+        busy |= state.busy();
     }
     if rows.len() >= QUOTA {
         return Err(SnapshotError::QuotaFull);

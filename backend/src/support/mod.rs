@@ -32,104 +32,17 @@ pub const AUTO_CLOSE_SECS: i64 = 7 * 86_400;
 pub const REMIND_AFTER_SECS: i64 = 6 * 86_400;
 pub const REOPEN_SECS: i64 = 30 * 86_400;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Category {
-    Scaling,
-    Hardware,
-    Billing,
-    Account,
-    Other,
-}
+pub use domain::support::{Category, State};
 
-impl Category {
-    pub const ALL: [Category; 5] = [
-        Category::Scaling,
-        Category::Hardware,
-        Category::Billing,
-        Category::Account,
-        Category::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Scaling => "scaling",
-            Category::Hardware => "hardware",
-            Category::Billing => "billing",
-            Category::Account => "account",
-            Category::Other => "other",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Category> {
-        Category::ALL.into_iter().find(|c| c.as_str() == raw)
-    }
-
-    /// Servers are the technical members' business, money the billing
-    /// members'; the account and anything else concern everyone.
-    pub fn visible_to(self, role: Role) -> bool {
-        match self {
-            Category::Scaling | Category::Hardware => role.technical(),
-            Category::Billing => role.money(),
-            Category::Account | Category::Other => true,
-        }
-    }
-
-    /// The categories `role` sees, as a SQL list of literals (from this
-    /// enum only, never from input): `'account', 'other'`.
-    fn sql_list(role: Role) -> String {
-        Category::ALL
-            .into_iter()
-            .filter(|c| c.visible_to(role))
-            .map(|c| format!("'{}'", c.as_str()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum State {
-    /// New: staff's turn.
-    Open,
-    /// Staff answered: the customer's turn ("waiting for you").
-    Waiting,
-    /// The customer answered: staff's turn again.
-    Answered,
-    Closed,
-}
-
-impl State {
-    pub const ALL: [State; 4] = [State::Open, State::Waiting, State::Answered, State::Closed];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Open => "open",
-            State::Waiting => "waiting",
-            State::Answered => "answered",
-            State::Closed => "closed",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<State> {
-        State::ALL.into_iter().find(|s| s.as_str() == raw)
-    }
-
-    /// After a customer's reply: staff's turn. A closed request takes no
-    /// reply (it is reopened first).
-    pub fn after_customer_reply(self) -> Option<State> {
-        match self {
-            State::Open => Some(State::Open),
-            State::Waiting | State::Answered => Some(State::Answered),
-            State::Closed => None,
-        }
-    }
-
-    /// After a staff reply: the customer's turn.
-    pub fn after_staff_reply(self) -> Option<State> {
-        match self {
-            State::Closed => None,
-            _ => Some(State::Waiting),
-        }
-    }
+/// The categories `role` sees, as a SQL list of literals (from the enum
+/// only, never from input): `'account', 'other'`.
+fn sql_list(role: Role) -> String {
+    Category::ALL
+        .iter()
+        .filter(|c| c.visible_to(role))
+        .map(|c| format!("'{}'", c.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The scaling-out questions (all optional strings; validated lengths ≤ 200).
@@ -260,14 +173,11 @@ mod tests {
             assert!(Category::Account.visible_to(role));
             assert!(Category::Other.visible_to(role));
         }
-        for c in Category::ALL {
+        for &c in Category::ALL {
             assert!(c.visible_to(Role::Owner));
             assert_eq!(Category::parse(c.as_str()), Some(c));
         }
-        assert_eq!(
-            Category::sql_list(Role::Billing),
-            "'billing', 'account', 'other'"
-        );
+        assert_eq!(sql_list(Role::Billing), "'billing', 'account', 'other'");
     }
 
     #[test]
@@ -278,7 +188,7 @@ mod tests {
         assert_eq!(State::Open.after_staff_reply(), Some(State::Waiting));
         assert_eq!(State::Closed.after_customer_reply(), None);
         assert_eq!(State::Closed.after_staff_reply(), None);
-        for s in State::ALL {
+        for &s in State::ALL {
             assert_eq!(State::parse(s.as_str()), Some(s));
         }
     }

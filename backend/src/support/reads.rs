@@ -69,7 +69,7 @@ pub async fn list_for_member(
     sqlx::query(&format!(
         "{SUMMARY} where r.organization_id = $1 and r.category in ({}) \
          order by r.updated_at desc, r.id desc",
-        Category::sql_list(role)
+        super::sql_list(role)
     ))
     .bind(organization_id)
     .fetch_all(&db.pool)
@@ -90,7 +90,7 @@ pub async fn thread_for_member(
 ) -> anyhow::Result<Option<Thread>> {
     let row = sqlx::query(&format!(
         "{SUMMARY} where r.id = $1 and r.organization_id = $2 and r.category in ({})",
-        Category::sql_list(role)
+        super::sql_list(role)
     ))
     .bind(id)
     .bind(organization_id)

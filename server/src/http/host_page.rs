@@ -56,7 +56,7 @@ async fn host_view(state: &AppState, name: &str) -> anyhow::Result<Option<HostPa
         name: host.name,
         site: host.site.to_string(),
         plan: host.plan.to_string(),
-        state: host.state.as_str().to_owned(),
+        state: host.state,
         bmc,
         events: events
             .into_iter()

@@ -3,7 +3,7 @@
 //! and degraded hosts, whose forms are in `staff_maintenance.rs`; every
 //! order is in `staff_orders.rs`.
 
-use app::portal::inventory::{InventoryView, HOST_STATES};
+use app::portal::inventory::InventoryView;
 use app::portal::FormError;
 use axum::extract::{Query, State};
 use backend::inventory::{self, HostFilter, HostState, InventoryError};
@@ -35,21 +35,21 @@ struct HostQuery {
 
 async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<InventoryView> {
     let all = inventory::list_hosts(&state.db, &HostFilter::default()).await?;
-    let mut counts: Vec<(String, String, [i64; 6])> = Vec::new();
+    let mut counts: Vec<(String, String, Vec<i64>)> = Vec::new();
     for host in &all {
         let (site, plan) = (host.site.to_string(), host.plan.to_string());
-        let i = HOST_STATES
+        let i = HostState::ALL
             .iter()
-            .position(|s| *s == host.state.as_str())
-            .unwrap_or(0);
-        match counts.iter_mut().find(|(s, p, _)| *s == site && *p == plan) {
-            Some((_, _, n)) => n[i] += 1,
+            .position(|&s| s == host.state)
+            .expect("every state is in ALL");
+        let row = match counts.iter().position(|(s, p, _)| *s == site && *p == plan) {
+            Some(row) => row,
             None => {
-                let mut n = [0; 6];
-                n[i] = 1;
-                counts.push((site, plan, n));
+                counts.push((site, plan, vec![0; HostState::ALL.len()]));
+                counts.len() - 1
             }
-        }
+        };
+        counts[row].2[i] += 1;
     }
     let filter = HostFilter {
         site: SiteCode::parse(&query.site),
@@ -65,7 +65,7 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
                 h.name,
                 h.site.to_string(),
                 h.plan.to_string(),
-                h.state.as_str().to_owned(),
+                h.state,
                 h.updated_at,
             )
         })
@@ -87,7 +87,7 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         counts,
         hosts,
         filter_site: query.site.clone(),
-        filter_state: query.state.clone(),
+        filter_state: HostState::parse(&query.state),
     })
 }
 

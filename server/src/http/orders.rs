@@ -315,7 +315,7 @@ fn row(order: Order, money: bool) -> OrderRow {
         server_name: order.server_name,
         os_image: order.os_image,
         addons: order.addons,
-        state: order.state.as_str().to_owned(),
+        state: order.state,
         failure: order.failure,
         placed_by: order.placed_by,
         created_at: order.created_at,

@@ -162,7 +162,7 @@ async fn detail(
             .map(|s| app::portal::snapshots::SnapshotRow {
                 id: s.id,
                 name: s.name,
-                state: s.state.as_str().to_owned(),
+                state: s.state,
                 size_bytes: s.size_bytes,
                 created_at: s.created_at,
             })

@@ -5,7 +5,7 @@
 
 use app::portal::staff_support::{
     thread_rest, MessageRow, OpenInvoiceRow, OrgServerRow, QueueView, RequestRow, ScalingRow,
-    StaffSupportRefusal, ThreadView, STATES,
+    StaffSupportRefusal, ThreadView,
 };
 use app::portal::FormError;
 use axum::extract::{Path, Query, State};
@@ -66,14 +66,8 @@ async fn queue_page(
         now,
         counts: counts(&state).await?,
         rows,
-        filter_state: filter
-            .state
-            .map(|s| s.as_str().to_owned())
-            .unwrap_or_default(),
-        filter_category: filter
-            .category
-            .map(|c| c.as_str().to_owned())
-            .unwrap_or_default(),
+        filter_state: filter.state,
+        filter_category: filter.category,
         filter_site: filter.site.clone().unwrap_or_default(),
         filter_age: filter
             .older_than_hours
@@ -85,7 +79,7 @@ async fn queue_page(
 
 /// Requests per state, whatever the page's filters: the queue without a
 /// state holds every request not closed, closed ones are asked apart.
-async fn counts(state: &AppState) -> anyhow::Result<Vec<(String, i64)>> {
+async fn counts(state: &AppState) -> anyhow::Result<Vec<(support::State, i64)>> {
     let all = |state: Option<support::State>| QueueFilter {
         state,
         category: None,
@@ -95,11 +89,11 @@ async fn counts(state: &AppState) -> anyhow::Result<Vec<(String, i64)>> {
     let mut requests = support::queue(&state.db, &state.clock, &all(None)).await?;
     requests
         .extend(support::queue(&state.db, &state.clock, &all(Some(support::State::Closed))).await?);
-    Ok(STATES
+    Ok(support::State::ALL
         .iter()
-        .map(|s| {
-            let n = requests.iter().filter(|r| r.state.as_str() == *s).count();
-            ((*s).to_owned(), i64::try_from(n).unwrap_or(i64::MAX))
+        .map(|&s| {
+            let n = requests.iter().filter(|r| r.state == s).count();
+            (s, i64::try_from(n).unwrap_or(i64::MAX))
         })
         .collect())
 }
@@ -131,8 +125,8 @@ fn request_row(r: RequestSummary, names: &[(String, String)]) -> RequestRow {
         reference: r.reference,
         organization: r.organization_name,
         subject: r.subject,
-        category: r.category.as_str().to_owned(),
-        state: r.state.as_str().to_owned(),
+        category: r.category,
+        state: r.state,
         server: r.server_name,
         site: r.site_code,
         opened_at: r.created_at,

@@ -7,6 +7,7 @@
 pub mod queue;
 pub mod thread;
 
+use domain::support::{Category, State};
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -16,23 +17,19 @@ use crate::i18n::staff_support;
 pub use queue::StaffSupportQueuePage;
 pub use thread::StaffSupportThreadPage;
 
-/// The request states, in the order the queue counts them.
-pub const STATES: [&str; 4] = ["open", "waiting", "answered", "closed"];
-/// The request categories, in the order the filter offers them.
-pub const CATEGORIES: [&str; 5] = ["scaling", "hardware", "billing", "account", "other"];
 /// The age filter's choices, in hours.
 pub const AGES: [i64; 3] = [4, 24, 72];
 
 /// One request as the queue lists it (and the thread's facts show it).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RequestRow {
     pub id: String,
     /// `SR-…`, what people say on the phone.
     pub reference: String,
     pub organization: String,
     pub subject: String,
-    pub category: String,
-    pub state: String,
+    pub category: Category,
+    pub state: State,
     pub server: Option<String>,
     pub site: Option<String>,
     pub opened_at: i64,
@@ -48,11 +45,11 @@ pub struct RequestRow {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct QueueView {
     pub now: i64,
-    /// Requests per state, in [`STATES`] order, whatever the filters.
-    pub counts: Vec<(String, i64)>,
+    /// Requests per state, in [`State::ALL`] order, whatever the filters.
+    pub counts: Vec<(State, i64)>,
     pub rows: Vec<RequestRow>,
-    pub filter_state: String,
-    pub filter_category: String,
+    pub filter_state: Option<State>,
+    pub filter_category: Option<Category>,
     pub filter_site: String,
     pub filter_age: String,
 }
@@ -98,7 +95,7 @@ pub struct OpenInvoiceRow {
     pub overdue: bool,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ThreadView {
     pub now: i64,
     pub request: RequestRow,

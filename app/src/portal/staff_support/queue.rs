@@ -2,6 +2,7 @@
 //! category, site, age), and the requests, the longest waiting for us
 //! first (the backend's order).
 
+use domain::support::{Category, State};
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -9,7 +10,6 @@ use super::super::from_parts;
 use super::super::staff::StaffNav;
 use super::{
     first_response_text, server_text, thread_rest, waiting_text, QueueView, RequestRow, AGES,
-    CATEGORIES, STATES,
 };
 use crate::context::use_facts;
 use crate::i18n::staff_support;
@@ -35,8 +35,8 @@ pub fn StaffSupportQueuePage() -> impl IntoView {
         .iter()
         .map(|(state, n)| {
             view! {
-                <li data-count=state.clone()>
-                    <span>{(s.state)(state)}</span>": "<strong>{*n}</strong>
+                <li data-count=state.as_str()>
+                    <span>{(s.state)(*state)}</span>": "<strong>{*n}</strong>
                 </li>
             }
         })
@@ -65,13 +65,13 @@ pub fn StaffSupportQueuePage() -> impl IntoView {
 #[component]
 fn Filters(lang: Lang, view: QueueView) -> impl IntoView {
     let s = staff_support(lang);
-    let states = STATES
+    let states = State::ALL
         .iter()
-        .map(|st| view! { <option value=*st selected=view.filter_state == *st>{(s.state)(st)}</option> })
+        .map(|&st| view! { <option value=st.as_str() selected=view.filter_state == Some(st)>{(s.state)(st)}</option> })
         .collect_view();
-    let categories = CATEGORIES
+    let categories = Category::ALL
         .iter()
-        .map(|c| view! { <option value=*c selected=view.filter_category == *c>{(s.category)(c)}</option> })
+        .map(|&c| view! { <option value=c.as_str() selected=view.filter_category == Some(c)>{(s.category)(c)}</option> })
         .collect_view();
     let sites = use_facts()
         .map(|facts| facts.catalog.sites.clone())
@@ -95,14 +95,14 @@ fn Filters(lang: Lang, view: QueueView) -> impl IntoView {
             <div class="field">
                 <label for="filter-state">{s.filter_state}</label>
                 <select id="filter-state" name="state">
-                    <option value="" selected=view.filter_state.is_empty()>{s.all_not_closed}</option>
+                    <option value="" selected=view.filter_state.is_none()>{s.all_not_closed}</option>
                     {states}
                 </select>
             </div>
             <div class="field">
                 <label for="filter-category">{s.filter_category}</label>
                 <select id="filter-category" name="category">
-                    <option value="" selected=view.filter_category.is_empty()>{s.all}</option>
+                    <option value="" selected=view.filter_category.is_none()>{s.all}</option>
                     {categories}
                 </select>
             </div>
@@ -135,12 +135,12 @@ fn queue_table(lang: Lang, rows: Vec<RequestRow>, now: i64) -> impl IntoView {
             let server = server_text(lang, &row);
             let assignee = row.assignee.clone().unwrap_or_else(|| s.unassigned.to_owned());
             view! {
-                <tr data-request=row.id.clone() data-state=row.state.clone() data-category=row.category.clone()>
+                <tr data-request=row.id.clone() data-state=row.state.as_str() data-category=row.category.as_str()>
                     <th scope="row"><a href=href(lang, &thread_rest(&row.id))><code>{row.reference.clone()}</code></a></th>
                     <td data-label=s.col_organization>{row.organization.clone()}</td>
                     <td data-label=s.col_subject dir="auto">{row.subject.clone()}</td>
-                    <td data-label=s.col_category>{(s.category)(&row.category)}</td>
-                    <td data-label=s.col_state>{(s.state)(&row.state)}</td>
+                    <td data-label=s.col_category>{(s.category)(row.category)}</td>
+                    <td data-label=s.col_state>{(s.state)(row.state)}</td>
                     <td data-label=s.col_server>{server}</td>
                     <td data-label=s.col_opened>
                         <time datetime=domain::time::format_iso(row.opened_at)>{domain::time::format_datetime(row.opened_at)}</time>

@@ -3,6 +3,7 @@
 //! system messages marked), the reply, note, assign and close forms, and
 //! beside it the organization's servers, plans and open invoices.
 
+use domain::support::State;
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -72,9 +73,9 @@ pub fn StaffSupportThreadPage() -> impl IntoView {
                             <dt>{s.opened_by}</dt>
                             <dd>{view.opened_by.clone()}</dd>
                             <dt>{s.col_category}</dt>
-                            <dd data-testid="category">{(s.category)(&r.category)}</dd>
+                            <dd data-testid="category">{(s.category)(r.category)}</dd>
                             <dt>{s.col_state}</dt>
-                            <dd data-testid="state" data-state=r.state.clone()>{(s.state)(&r.state)}</dd>
+                            <dd data-testid="state" data-state=r.state.as_str()>{(s.state)(r.state)}</dd>
                             <dt>{s.col_server}</dt>
                             <dd>{server_text(lang, &r)}</dd>
                             <dt>{s.col_opened}</dt>
@@ -165,7 +166,7 @@ fn Forms(lang: Lang, view: ThreadView) -> impl IntoView {
     let (reply_text, note_text) = (kept("reply"), kept("note"));
     let rest = thread_rest(&view.request.id);
     let action = move |verb: &str| href(lang, &format!("{rest}/{verb}"));
-    let open = view.request.state != "closed";
+    let open = view.request.state != State::Closed;
     let max = view.body_max.to_string();
     let hint = (s.body_hint)(view.body_max);
     let assigned = view.assigned_email.clone().unwrap_or_default();

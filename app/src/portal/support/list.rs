@@ -1,6 +1,7 @@
 //! The organization's support requests the member may see, newest activity
 //! first, with the way to open a new one.
 
+use domain::support::State;
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -83,7 +84,7 @@ pub fn SupportListPage() -> impl IntoView {
 fn Row(lang: Lang, row: RequestRow) -> impl IntoView {
     let s = support(lang);
     let link = href(lang, &format!("{REST}/{}", row.id));
-    let waiting = row.state == "waiting";
+    let waiting = row.state == State::Waiting;
     let server = match (row.server_id, row.server_name) {
         (Some(id), Some(name)) => {
             view! { <a href=href(lang, &format!("/servers/{id}"))>{name}</a> }.into_any()
@@ -96,7 +97,7 @@ fn Row(lang: Lang, row: RequestRow) -> impl IntoView {
         <tr data-request=reference class:support-waiting=waiting>
             <th scope="row" data-label=s.col_reference><a href=link.clone()><code>{row.reference}</code></a></th>
             <td data-label=s.col_subject class="support-subject"><a href=link>{row.subject}</a></td>
-            <td data-label=s.col_category>{category_name(lang, &row.category)}</td>
+            <td data-label=s.col_category>{category_name(lang, row.category)}</td>
             <td data-label=s.col_state><StateBadge lang state=row.state /></td>
             <td data-label=s.col_server>{server}</td>
             <td data-label=s.col_activity>{when(row.updated_at)}</td>

@@ -8,6 +8,7 @@ pub mod list;
 pub mod new;
 pub mod thread;
 
+use domain::support::{Category, State};
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -23,15 +24,14 @@ pub const BODY_MAX: usize = 10_000;
 /// Longest answer to a scaling-out question, in characters.
 pub const SCALING_MAX: usize = 200;
 
-/// One request in the list and at the top of its thread. Category and
-/// state are the stored words (`scaling`, `waiting`, …).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// One request in the list and at the top of its thread.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RequestRow {
     pub id: String,
     pub reference: String,
-    pub category: String,
+    pub category: Category,
     pub subject: String,
-    pub state: String,
+    pub state: State,
     pub server_id: Option<String>,
     pub server_name: Option<String>,
     pub created_at: i64,
@@ -47,11 +47,11 @@ pub struct SupportListView {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct NewRequestView {
     /// The categories the viewer may open, in display order.
-    pub categories: Vec<String>,
+    pub categories: Vec<Category>,
     /// The organization's servers: (id, name).
     pub servers: Vec<(String, String)>,
     /// Chosen by the link that led here (`?category=`, `?server=`).
-    pub category: String,
+    pub category: Option<Category>,
     pub server: String,
 }
 
@@ -73,7 +73,7 @@ pub struct MessageView {
     pub created_at: i64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ThreadView {
     pub request: RequestRow,
     pub scaling: Option<ScalingView>,
@@ -121,43 +121,43 @@ impl SupportRefusal {
     }
 }
 
-pub fn category_name(lang: Lang, category: &str) -> &'static str {
+pub fn category_name(lang: Lang, category: Category) -> &'static str {
     let s = support(lang);
     match category {
-        "scaling" => s.cat_scaling,
-        "hardware" => s.cat_hardware,
-        "billing" => s.cat_billing,
-        "account" => s.cat_account,
-        _ => s.cat_other,
+        Category::Scaling => s.cat_scaling,
+        Category::Hardware => s.cat_hardware,
+        Category::Billing => s.cat_billing,
+        Category::Account => s.cat_account,
+        Category::Other => s.cat_other,
     }
 }
 
-pub fn category_hint(lang: Lang, category: &str) -> &'static str {
+pub fn category_hint(lang: Lang, category: Category) -> &'static str {
     let s = support(lang);
     match category {
-        "scaling" => s.cat_scaling_hint,
-        "hardware" => s.cat_hardware_hint,
-        "billing" => s.cat_billing_hint,
-        "account" => s.cat_account_hint,
-        _ => s.cat_other_hint,
+        Category::Scaling => s.cat_scaling_hint,
+        Category::Hardware => s.cat_hardware_hint,
+        Category::Billing => s.cat_billing_hint,
+        Category::Account => s.cat_account_hint,
+        Category::Other => s.cat_other_hint,
     }
 }
 
-pub fn state_name(lang: Lang, state: &str) -> &'static str {
+pub fn state_name(lang: Lang, state: State) -> &'static str {
     let s = support(lang);
     match state {
-        "waiting" => s.state_waiting,
-        "answered" => s.state_answered,
-        "closed" => s.state_closed,
-        _ => s.state_open,
+        State::Open => s.state_open,
+        State::Waiting => s.state_waiting,
+        State::Answered => s.state_answered,
+        State::Closed => s.state_closed,
     }
 }
 
 /// The state as a badge; "waiting for you" stands out.
 #[component]
-pub fn StateBadge(lang: Lang, state: String) -> impl IntoView {
+pub fn StateBadge(lang: Lang, state: State) -> impl IntoView {
     let class = format!("state-badge support-state support-{state}");
-    view! { <span class=class data-state=state.clone()>{state_name(lang, &state)}</span> }
+    view! { <span class=class data-state=state.as_str()>{state_name(lang, state)}</span> }
 }
 
 pub fn when(at: i64) -> impl IntoView {

@@ -4,6 +4,7 @@
 //! is there; the scaling-out ones sit in a fieldset saying they are only
 //! read for that category.
 
+use domain::support::Category;
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -37,9 +38,9 @@ pub fn NewRequestPage() -> impl IntoView {
     // A refused form keeps what was typed; a fresh one what the link chose.
     let typed = feedback.error.is_some();
     let category = if typed {
-        feedback.value("category")
+        Category::parse(&feedback.value("category"))
     } else {
-        view.category.clone()
+        view.category
     };
     let server = if typed {
         feedback.value("server")
@@ -69,8 +70,8 @@ pub fn NewRequestPage() -> impl IntoView {
                         <textarea id="body" name="body" rows="10" required maxlength=BODY_MAX dir="auto" aria-describedby="body-hint">{feedback.value("body")}</textarea>
                         <p class="hint" id="body-hint">{body_hint}</p>
                     </div>
-                    {view.categories.iter().any(|c| c == "hardware").then(|| view! { <ServerPicker lang servers=view.servers.clone() chosen=server /> })}
-                    {view.categories.iter().any(|c| c == "scaling").then(|| view! { <ScalingQuestions lang feedback=feedback.clone() /> })}
+                    {view.categories.contains(&Category::Hardware).then(|| view! { <ServerPicker lang servers=view.servers.clone() chosen=server /> })}
+                    {view.categories.contains(&Category::Scaling).then(|| view! { <ScalingQuestions lang feedback=feedback.clone() /> })}
                     <button type="submit">{s.new_submit}</button>
                 </form>
             </section>
@@ -80,26 +81,24 @@ pub fn NewRequestPage() -> impl IntoView {
 }
 
 #[component]
-fn Categories(lang: Lang, offered: Vec<String>, chosen: String) -> impl IntoView {
+fn Categories(lang: Lang, offered: Vec<Category>, chosen: Option<Category>) -> impl IntoView {
     let s = support(lang);
     // Nothing chosen yet: the first offered, so the form is never sent without one.
-    let chosen = if offered.contains(&chosen) {
-        chosen
-    } else {
-        offered.first().cloned().unwrap_or_default()
-    };
+    let chosen = chosen
+        .filter(|c| offered.contains(c))
+        .or(offered.first().copied());
     let options = offered
         .into_iter()
         .map(|c| {
             let id = format!("category-{c}");
             let hint_id = format!("{id}-hint");
             let label_for = id.clone();
-            let checked = c == chosen;
+            let checked = Some(c) == chosen;
             view! {
                 <label class="option" for=label_for>
-                    <input type="radio" id=id name="category" value=c.clone() checked=checked aria-describedby=hint_id.clone() />
-                    " "{category_name(lang, &c)}
-                    <span class="hint" id=hint_id>{category_hint(lang, &c)}</span>
+                    <input type="radio" id=id name="category" value=c.as_str() checked=checked aria-describedby=hint_id.clone() />
+                    " "{category_name(lang, c)}
+                    <span class="hint" id=hint_id>{category_hint(lang, c)}</span>
                 </label>
             }
         })

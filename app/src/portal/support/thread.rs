@@ -2,6 +2,7 @@
 //! messages oldest first, and what the member can do next: reply, close,
 //! or reopen within 30 days of closing.
 
+use domain::support::State;
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -37,7 +38,7 @@ pub fn SupportThreadPage() -> impl IntoView {
         "reopened" => Some(s.done_reopened),
         _ => None,
     });
-    let closed = r.state == "closed";
+    let closed = r.state == State::Closed;
     let server = r.server_name.clone().map(|name| match r.server_id.clone() {
         Some(id) => view! { <a href=href(lang, &format!("/servers/{id}"))>{name}</a> }.into_any(),
         None => view! { <span>{name}</span> }.into_any(),
@@ -60,9 +61,9 @@ pub fn SupportThreadPage() -> impl IntoView {
                 <FormErrorNotice lang />
                 <dl class="facts support-facts">
                     <dt>{s.label_category}</dt>
-                    <dd>{category_name(lang, &r.category)}</dd>
+                    <dd>{category_name(lang, r.category)}</dd>
                     <dt>{s.label_state}</dt>
-                    <dd><StateBadge lang state=r.state.clone() /></dd>
+                    <dd><StateBadge lang state=r.state /></dd>
                     {server.map(|link| view! { <dt>{s.label_server}</dt><dd>{link}</dd> })}
                     <dt>{s.label_opened}</dt>
                     <dd>{when(r.created_at)}</dd>

@@ -33,10 +33,10 @@ async fn form_view(
     m: &Membership,
     chosen: Prefill,
 ) -> Result<NewRequestView, PageError> {
-    let categories: Vec<String> = Category::ALL
-        .into_iter()
+    let categories: Vec<Category> = Category::ALL
+        .iter()
+        .copied()
         .filter(|c| c.visible_to(m.role))
-        .map(|c| c.as_str().to_owned())
         .collect();
     let servers = if Category::Hardware.visible_to(m.role) {
         backend::servers::list(&state.db, &m.organization_id)
@@ -48,11 +48,7 @@ async fn form_view(
         Vec::new()
     };
     Ok(NewRequestView {
-        category: categories
-            .iter()
-            .find(|c| **c == chosen.category)
-            .cloned()
-            .unwrap_or_default(),
+        category: Category::parse(&chosen.category).filter(|c| categories.contains(c)),
         server: chosen.server,
         categories,
         servers,

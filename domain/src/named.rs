@@ -1,0 +1,46 @@
+//! `named_enum!`: a closed set of states or kinds stored and sent by name.
+//!
+//! Each value has one name, used in the database, in forms, in the API and
+//! in `data-state` attributes; `parse` is the only way back from a name, so
+//! a new variant fails the build wherever a `match` has no arm for it.
+
+/// Declares the enum with `ALL`, `as_str`, `parse`, `Display` and serde by
+/// the same names.
+#[macro_export]
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            pub fn parse(raw: &str) -> Option<$name> {
+                match raw {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
