@@ -7,7 +7,7 @@
 //! WebSocket reaches.
 
 use anyhow::Context;
-use sqlx::Row;
+use domain::server::{BillingState, ConsoleClosed};
 
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
@@ -22,8 +22,8 @@ pub enum ConsoleError {
     #[error("no such server")]
     NotFound,
     /// Not running, suspended for non-payment, cancelled, or being rebuilt.
-    #[error("the console is not available while the server is {0}")]
-    NotAvailable(String),
+    #[error("the console is not available: {0}")]
+    NotAvailable(ConsoleClosed),
     #[error("the console ticket is unknown, expired, used, or not yours")]
     BadTicket,
     #[error(transparent)]
@@ -32,36 +32,36 @@ pub enum ConsoleError {
 
 /// Whether a server's console may be open now: it runs (or restarts) and
 /// is neither suspended nor cancelled. The tunnel rechecks this while open.
-pub fn available(server: &Server, billing_state: &str) -> Result<(), ConsoleError> {
-    use domain::server::ShownState;
-    let state = server.shown_state();
-    if server.cancelled_at.is_some() {
-        return Err(ConsoleError::NotAvailable("cancelled".to_owned()));
-    }
-    if billing_state == "suspended" {
-        return Err(ConsoleError::NotAvailable("suspended".to_owned()));
-    }
-    match state {
-        ShownState::Running | ShownState::Rebooting if server.host_name.is_some() => Ok(()),
-        other => Err(ConsoleError::NotAvailable(other.as_str().to_owned())),
-    }
+pub fn available(server: &Server, billing_state: BillingState) -> Result<(), ConsoleError> {
+    let closed = if server.cancelled_at.is_some() {
+        Some(ConsoleClosed::Cancelled)
+    } else if billing_state == BillingState::Suspended {
+        Some(ConsoleClosed::Suspended)
+    } else if let Some(why) = ConsoleClosed::by_state(server.shown_state()) {
+        Some(why)
+    } else {
+        server.host_name.is_none().then_some(ConsoleClosed::NoHost)
+    };
+    closed.map_or(Ok(()), |why| Err(ConsoleError::NotAvailable(why)))
 }
 
-async fn billing_state(db: &Db, server_id: &str) -> anyhow::Result<String> {
-    sqlx::query("select billing_state from servers where id = $1")
+/// A server that is gone counts as active here: `servers::get` answers
+/// for it first.
+async fn billing_state(db: &Db, server_id: &str) -> anyhow::Result<BillingState> {
+    let row = sqlx::query("select billing_state from servers where id = $1")
         .bind(server_id)
         .fetch_optional(&db.pool)
         .await
-        .context("reading the billing state")?
-        .map(|r| r.try_get::<String, _>("billing_state"))
-        .transpose()
-        .map(Option::unwrap_or_default)
-        .map_err(Into::into)
+        .context("reading the billing state")?;
+    match row {
+        Some(row) => crate::db::decode(&row, "billing_state", BillingState::parse),
+        None => Ok(BillingState::Active),
+    }
 }
 
 /// Whether `server`'s console may be opened now (reads its billing state).
 pub async fn check_available(db: &Db, server: &Server) -> Result<(), ConsoleError> {
-    available(server, &billing_state(db, &server.id).await?)
+    available(server, billing_state(db, &server.id).await?)
 }
 
 /// A new ticket for `actor`'s console of a server of their organization,
@@ -99,14 +99,6 @@ pub async fn issue(
     .context("storing a console ticket")?;
     Ok(token)
 }
-
-/// Why the portal closed a console, sent as the WebSocket close reason: a
-/// code the page translates (so are the server states of `available`).
-pub const SIGNED_OUT: &str = "signed-out";
-pub const ACCESS_WITHDRAWN: &str = "access-withdrawn";
-pub const SERVER_GONE: &str = "server-gone";
-pub const MOVED: &str = "moved";
-pub const UNREACHABLE: &str = "unreachable";
 
 /// What a redeemed ticket opens.
 #[derive(Clone, Debug)]
@@ -156,7 +148,7 @@ pub async fn redeem(
     let server = servers::get(db, actor.organization_id, server_id)
         .await?
         .ok_or(ConsoleError::NotFound)?;
-    available(&server, &billing_state(db, server_id).await?)?;
+    available(&server, billing_state(db, server_id).await?)?;
     let action = format!("console.{}.opened", kind.as_str());
     let detail = format!("{} ({})", server.name, server.id);
     actor.audit(&mut tx, &action, &detail, now).await?;
@@ -177,30 +169,32 @@ pub async fn redeem(
 /// (logout, expiry) or the server stopped being available (suspended,
 /// cancelled, failed). Checked by the tunnel every few seconds, against
 /// the database, so it holds whichever replica the change went through.
-pub async fn reason_to_close(db: &Db, clock: &Clock, opening: &Opening) -> Option<String> {
+pub async fn reason_to_close(db: &Db, clock: &Clock, opening: &Opening) -> Option<ConsoleClosed> {
     // Session expiry is kept in the application's clock, like the session
     // store's.
     match crate::sessions::load(db, &opening.session_id, clock.now()).await {
         Ok(Some(_)) => {}
-        Ok(None) => return Some(SIGNED_OUT.into()),
+        Ok(None) => return Some(ConsoleClosed::SignedOut),
         // A database hiccup is no reason to cut a live console.
         Err(_) => return None,
     }
     // Removed from the organization, or made a billing member.
     match organizations::membership_in(db, &opening.user_id, &opening.organization_id).await {
         Ok(Some(m)) if matches!(m.role, Role::Owner | Role::Technical) => {}
-        Ok(_) => return Some(ACCESS_WITHDRAWN.into()),
+        Ok(_) => return Some(ConsoleClosed::AccessWithdrawn),
         Err(_) => return None,
     }
     let server = match servers::get(db, &opening.organization_id, &opening.server_id).await {
         Ok(Some(server)) => server,
-        Ok(None) => return Some(SERVER_GONE.into()),
+        Ok(None) => return Some(ConsoleClosed::ServerGone),
         Err(_) => return None,
     };
     let billing = billing_state(db, &opening.server_id).await.ok()?;
-    match available(&server, &billing) {
-        Err(ConsoleError::NotAvailable(state)) => Some(state),
-        _ if server.host_name.as_deref() != Some(opening.host_name.as_str()) => Some(MOVED.into()),
+    match available(&server, billing) {
+        Err(ConsoleError::NotAvailable(why)) => Some(why),
+        _ if server.host_name.as_deref() != Some(opening.host_name.as_str()) => {
+            Some(ConsoleClosed::Moved)
+        }
         _ => None,
     }
 }

@@ -32,3 +32,14 @@ impl HostState {
         }
     }
 }
+
+crate::named_enum! {
+    /// How the Fleet reaches a host's serial console through its BMC.
+    pub enum SerialConsole {
+        /// IPMI Serial-over-LAN (`ipmitool -I lanplus … sol activate`).
+        Ipmi = "ipmi",
+        /// The BMC's SSH service, then a vendor command that attaches the
+        /// host's serial port (iDRAC `console com2`, iLO `vsp`, XCC `console 1`).
+        Ssh = "ssh",
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod host;
+pub mod invoice;
 pub mod lang;
 pub mod latency;
 pub mod money;

@@ -85,14 +85,35 @@ impl VatTreatment {
     }
 }
 
-/// Why customers cancel, as stored; the portal translates them.
-pub const CANCEL_REASONS: [&str; 5] = [
-    "not_needed",
-    "too_expensive",
-    "moving",
-    "performance",
-    "other",
-];
+crate::named_enum! {
+    /// Why an order failed, as stored on it; the portal says what happens
+    /// to the money for each.
+    pub enum OrderFailure {
+        /// The last host went while the customer paid; payment refunded.
+        SoldOutAtPayment = "sold_out_at_payment",
+        PaymentFailed = "payment_failed",
+        /// Every free host at the site failed its checks while installing.
+        NoHealthyHost = "no_healthy_host",
+        /// The Fleet did not answer within the provisioning deadline.
+        FleetUnavailable = "fleet_unavailable",
+        /// The server's host was taken from it (marked failed, say) before
+        /// the installation finished.
+        NoHost = "no_host",
+    }
+}
+
+crate::named_enum! {
+    /// Why a customer cancels, as stored and offered on the form; the
+    /// portal translates each. (A cancellation made in Stripe's dashboard
+    /// is stored as `stripe` and never offered.)
+    pub enum CancelReason {
+        NotNeeded = "not_needed",
+        TooExpensive = "too_expensive",
+        Moving = "moving",
+        Performance = "performance",
+        Other = "other",
+    }
+}
 
 /// A monthly price broken down the way the order summary and the invoice
 /// show it. Amounts are cents; VAT is rounded half up on the net total.

@@ -36,3 +36,16 @@ impl Role {
         matches!(self, Role::Owner | Role::Billing)
     }
 }
+
+crate::named_enum! {
+    /// What an API token may do.
+    pub enum Scope {
+        /// Servers, orders, snapshots and stock alerts: read (and stock
+        /// alerts managed).
+        Read = "read",
+        /// Ordering, renaming, power, snapshots, cancellation, console tickets.
+        ServersWrite = "servers:write",
+        /// Invoices and credit notes.
+        BillingRead = "billing:read",
+    }
+}

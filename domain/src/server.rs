@@ -253,3 +253,138 @@ mod tests {
         assert!(ShownState::Restoring.in_progress() && !ShownState::Failed.in_progress());
     }
 }
+
+crate::named_enum! {
+    /// A maintenance window's life: `proposed` (by either side), then
+    /// `accepted → started → done`, or `declined` (the customer proposed
+    /// another time) or `withdrawn` (a newer proposal replaced it).
+    pub enum WindowState {
+        Proposed = "proposed",
+        Accepted = "accepted",
+        Declined = "declined",
+        Started = "started",
+        Done = "done",
+        Withdrawn = "withdrawn",
+    }
+}
+
+crate::named_enum! {
+    /// Who proposed a maintenance window: the other side answers it.
+    pub enum ProposedBy {
+        Staff = "staff",
+        Customer = "customer",
+    }
+}
+
+crate::named_enum! {
+    /// The two out-of-band consoles a host's BMC offers.
+    pub enum ConsoleKind {
+        /// Serial over LAN: a text console (bytes both ways).
+        Serial = "serial",
+        /// The graphical screen, as VNC (RFB protocol).
+        Graphical = "vnc",
+    }
+}
+
+crate::named_enum! {
+    /// Why a server's console cannot open now, or why the portal closed an
+    /// open one: the refusal the console page shows and the WebSocket close
+    /// reason its script translates.
+    pub enum ConsoleClosed {
+        SignedOut = "signed-out",
+        /// Removed from the organization, or made a billing member.
+        AccessWithdrawn = "access-withdrawn",
+        ServerGone = "server-gone",
+        /// The server now runs on another host (rebuilt after a failure).
+        Moved = "moved",
+        /// The host's BMC did not answer.
+        Unreachable = "unreachable",
+        Cancelled = "cancelled",
+        /// Suspended for an unpaid invoice.
+        Suspended = "suspended",
+        Pending = "pending",
+        Provisioning = "provisioning",
+        Restoring = "restoring",
+        Maintenance = "maintenance",
+        Failed = "failed",
+        /// Running on paper but without a host (a failure not yet rebuilt).
+        NoHost = "no-host",
+    }
+}
+
+impl ConsoleClosed {
+    /// What keeps the console of a server shown as `state` closed; `None`
+    /// where it may open (running, or restarting on its host).
+    pub fn by_state(state: ShownState) -> Option<ConsoleClosed> {
+        match state {
+            ShownState::Running | ShownState::Rebooting => None,
+            ShownState::Pending => Some(ConsoleClosed::Pending),
+            ShownState::Provisioning => Some(ConsoleClosed::Provisioning),
+            ShownState::Restoring => Some(ConsoleClosed::Restoring),
+            ShownState::Maintenance => Some(ConsoleClosed::Maintenance),
+            ShownState::Failed => Some(ConsoleClosed::Failed),
+        }
+    }
+}
+
+crate::named_enum! {
+    /// What happened to a server, as its history records it. The page lists
+    /// them; housekeeping mails some to the team (`servers::notices`).
+    pub enum EventKind {
+        Ordered = "ordered",
+        ProvisioningStarted = "provisioning.started",
+        ProvisioningMoved = "provisioning.moved",
+        HostFault = "host.fault",
+        Running = "running",
+        Failed = "failed",
+        Renamed = "renamed",
+        RebootRequested = "reboot.requested",
+        RebootDone = "reboot.done",
+        RebootFailed = "reboot.failed",
+        PowerCycleRequested = "power_cycle.requested",
+        PowerCycleDone = "power_cycle.done",
+        PowerCycleFailed = "power_cycle.failed",
+        RootPasswordShown = "root_password.shown",
+        RootPasswordResetRequested = "root_password.reset_requested",
+        RootPasswordReset = "root_password.reset",
+        RootPasswordResetFailed = "root_password.reset_failed",
+        HostFailed = "host.failed",
+        RebuildWaiting = "rebuild.waiting",
+        RebuildStarted = "rebuild.started",
+        Rebuilt = "rebuilt",
+        BillingPastDue = "billing.past_due",
+        BillingSuspended = "billing.suspended",
+        NetworkCut = "network.cut",
+        NetworkRestored = "network.restored",
+        BillingRestored = "billing.restored",
+        BillingSubscriptionEnded = "billing.subscription_ended",
+        CancelScheduled = "cancel.scheduled",
+        CancelRevoked = "cancel.revoked",
+        Cancelled = "cancelled",
+        Wiped = "wiped",
+        SnapshotRequested = "snapshot.requested",
+        SnapshotReady = "snapshot.ready",
+        SnapshotFailed = "snapshot.failed",
+        SnapshotRestoreStarted = "snapshot.restore.started",
+        SnapshotRestoreDone = "snapshot.restore.done",
+        SnapshotRestoreFailed = "snapshot.restore.failed",
+        SnapshotDeleted = "snapshot.deleted",
+        HostDegraded = "host.degraded",
+        MaintenanceProposed = "maintenance.proposed",
+        MaintenanceCounter = "maintenance.counter",
+        MaintenanceAccepted = "maintenance.accepted",
+        MaintenanceStarted = "maintenance.started",
+        MaintenanceDone = "maintenance.done",
+    }
+}
+
+crate::named_enum! {
+    /// Where a server's payments stand: an unpaid invoice past its due date
+    /// makes it `past_due`; after the grace period it is `suspended` (public
+    /// network cut, console closed) until the invoice is paid.
+    pub enum BillingState {
+        Active = "active",
+        PastDue = "past_due",
+        Suspended = "suspended",
+    }
+}

@@ -55,3 +55,13 @@ impl State {
         }
     }
 }
+
+crate::named_enum! {
+    /// Who wrote a message of a support request.
+    pub enum AuthorKind {
+        Customer = "customer",
+        Staff = "staff",
+        /// Written by the product itself (a fact collected, a reminder).
+        System = "system",
+    }
+}

@@ -10,6 +10,18 @@
 
 use crate::order::{country, VatTreatment};
 
+crate::named_enum! {
+    /// What VIES last said about a billing profile's VAT ID.
+    pub enum VatIdState {
+        /// VIES confirmed it: reverse charge applies (in another EU country).
+        Valid = "valid",
+        /// VIES says it is not registered: VAT is charged.
+        Invalid = "invalid",
+        /// VIES has not answered yet: VAT is charged until it does.
+        Unchecked = "unchecked",
+    }
+}
+
 /// Patterns per country after the prefix: `9` a digit, `A` a letter, `X` a
 /// letter or digit; anything else literally.
 const FORMATS: &[(&str, &str, &[&str])] = &[

@@ -15,7 +15,7 @@ pub struct Billing {
     pub vat_id_hint: &'static str,
     /// The VAT ID's standing in VIES, by status: `valid`, `invalid`,
     /// `unchecked`.
-    pub vat_status: fn(&str) -> &'static str,
+    pub vat_status: fn(domain::vat::VatIdState) -> &'static str,
     /// (VAT ID, date): VIES confirmed it.
     pub vat_valid: fn(&str, &str) -> String,
     /// The name VIES has for it.
@@ -69,7 +69,7 @@ pub struct Billing {
     pub col_amount_due: &'static str,
     pub col_status: &'static str,
     pub col_customer: &'static str,
-    pub status: fn(&str) -> &'static str,
+    pub status: fn(domain::invoice::InvoiceStatus) -> &'static str,
     pub overdue: &'static str,
     pub credit_title: &'static str,
     pub credit_reason: &'static str,

@@ -1,4 +1,6 @@
 use super::billing::Billing;
+use domain::invoice::InvoiceStatus;
+use domain::vat::VatIdState;
 
 pub static BILLING_EN: Billing = Billing {
     nav_billing: "Billing",
@@ -13,9 +15,9 @@ pub static BILLING_EN: Billing = Billing {
     vat_id: "VAT ID",
     vat_id_hint: "Businesses in the EU: with a VAT ID from another EU country than ours that VIES, the EU’s register of VAT numbers, confirms, invoices are reverse charged (0% VAT). Leave empty for a consumer.",
     vat_status: |s| match s {
-        "valid" => "Confirmed in VIES.",
-        "invalid" => "Not registered in VIES.",
-        _ => "Not yet checked.",
+        VatIdState::Valid => "Confirmed in VIES.",
+        VatIdState::Invalid => "Not registered in VIES.",
+        VatIdState::Unchecked => "Not yet checked.",
     },
     vat_valid: |id, date| format!("VIES confirmed {id} on {date}."),
     vat_registered_to: |name| format!("Registered to {name}."),
@@ -57,12 +59,11 @@ pub static BILLING_EN: Billing = Billing {
     col_status: "Status",
     col_customer: "Customer",
     status: |s| match s {
-        "draft" => "Draft",
-        "open" => "Open",
-        "paid" => "Paid",
-        "void" => "Void",
-        "uncollectible" => "Uncollectible",
-        _ => "Unknown",
+        InvoiceStatus::Draft => "Draft",
+        InvoiceStatus::Open => "Open",
+        InvoiceStatus::Paid => "Paid",
+        InvoiceStatus::Void => "Void",
+        InvoiceStatus::Uncollectible => "Uncollectible",
     },
     overdue: "Overdue",
     credit_title: "Credit notes",

@@ -1,4 +1,6 @@
 use super::billing::Billing;
+use domain::invoice::InvoiceStatus;
+use domain::vat::VatIdState;
 
 pub static BILLING_ZH: Billing = Billing {
     nav_billing: "账务",
@@ -13,9 +15,9 @@ pub static BILLING_ZH: Billing = Billing {
     vat_id: "增值税号",
     vat_id_hint: "欧盟企业：如果增值税号来自与我们不同的欧盟国家，并经 VIES（欧盟增值税号登记系统）确认，发票按反向征收处理（增值税 0%）。个人客户请留空。",
     vat_status: |s| match s {
-        "valid" => "VIES 已确认。",
-        "invalid" => "未在 VIES 中登记。",
-        _ => "尚未核实。",
+        VatIdState::Valid => "VIES 已确认。",
+        VatIdState::Invalid => "未在 VIES 中登记。",
+        VatIdState::Unchecked => "尚未核实。",
     },
     vat_valid: |id, date| format!("VIES 已于 {date} 确认增值税号 {id}。"),
     vat_registered_to: |name| format!("登记名称：{name}。"),
@@ -57,12 +59,11 @@ pub static BILLING_ZH: Billing = Billing {
     col_status: "状态",
     col_customer: "客户",
     status: |s| match s {
-        "draft" => "草稿",
-        "open" => "待付款",
-        "paid" => "已付款",
-        "void" => "已作废",
-        "uncollectible" => "无法收回",
-        _ => "未知",
+        InvoiceStatus::Draft => "草稿",
+        InvoiceStatus::Open => "待付款",
+        InvoiceStatus::Paid => "已付款",
+        InvoiceStatus::Void => "已作废",
+        InvoiceStatus::Uncollectible => "无法收回",
     },
     overdue: "已逾期",
     credit_title: "贷项通知单",

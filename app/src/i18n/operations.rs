@@ -20,10 +20,9 @@ pub struct Operations {
     pub console_serial_hint: &'static str,
     pub console_vnc_hint: &'static str,
     /// Why the console can't open, by server state.
-    pub console_unavailable: fn(&str) -> &'static str,
+    pub console_closed_why: fn(domain::server::ConsoleClosed) -> &'static str,
     pub console_too_many: &'static str,
     /// Why the portal closed an open console (the tunnel's close codes).
-    pub console_closed_why: fn(&str) -> &'static str,
     pub snapshots_title: &'static str,
     pub snapshots_advice_title: &'static str,
     pub snapshots_advice: &'static str,
@@ -58,7 +57,7 @@ pub struct Operations {
     pub maint_degraded: fn(&str) -> String,
     pub maint_window: fn(&str, &str) -> String,
     /// By window state and who proposed it.
-    pub maint_state: fn(&str, &str) -> &'static str,
+    pub maint_state: fn(domain::server::WindowState, domain::server::ProposedBy) -> &'static str,
     pub maint_accept: &'static str,
     pub maint_counter_label: &'static str,
     pub maint_counter_submit: &'static str,
@@ -76,7 +75,8 @@ pub struct Operations {
     pub maint_staff_propose_submit: &'static str,
     pub maint_staff_confirm: &'static str,
     pub maint_staff_open: &'static str,
-    pub maint_staff_state: fn(&str, &str) -> &'static str,
+    pub maint_staff_state:
+        fn(domain::server::WindowState, domain::server::ProposedBy) -> &'static str,
     pub maint_staff_degraded_title: &'static str,
     pub maint_staff_degraded_none: &'static str,
     pub maint_col_since: &'static str,

@@ -75,7 +75,7 @@ pub struct Staff {
     pub bmc_user: &'static str,
     pub col_serial_console: &'static str,
     /// `ipmi` or `ssh`.
-    pub serial_console: fn(&str) -> &'static str,
+    pub serial_console: fn(domain::host::SerialConsole) -> &'static str,
     pub col_model: &'static str,
     pub col_serial_number: &'static str,
     pub col_bios: &'static str,

@@ -1,4 +1,5 @@
 use super::staff::Staff;
+use domain::host::SerialConsole;
 
 pub static STAFF_EN: Staff = Staff {
     title: "Staff",
@@ -75,8 +76,8 @@ pub static STAFF_EN: Staff = Staff {
     bmc_user: "User: ",
     col_serial_console: "Serial console",
     serial_console: |kind| match kind {
-        "ssh" => "the BMC’s SSH console",
-        _ => "IPMI Serial-over-LAN",
+        SerialConsole::Ssh => "the BMC’s SSH console",
+        SerialConsole::Ipmi => "IPMI Serial-over-LAN",
     },
     col_model: "Model",
     col_serial_number: "Serial number",

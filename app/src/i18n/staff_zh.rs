@@ -1,4 +1,5 @@
 use super::staff::Staff;
+use domain::host::SerialConsole;
 
 pub static STAFF_ZH: Staff = Staff {
     title: "员工",
@@ -71,8 +72,8 @@ pub static STAFF_ZH: Staff = Staff {
     bmc_user: "用户：",
     col_serial_console: "串口控制台",
     serial_console: |kind| match kind {
-        "ssh" => "BMC 的 SSH 控制台",
-        _ => "IPMI 串口重定向（SOL）",
+        SerialConsole::Ssh => "BMC 的 SSH 控制台",
+        SerialConsole::Ipmi => "IPMI 串口重定向（SOL）",
     },
     col_model: "型号",
     col_serial_number: "序列号",

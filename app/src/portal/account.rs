@@ -23,7 +23,7 @@ pub fn AccountPage() -> impl IntoView {
     let Some(user) = use_viewer().user else {
         return view! { <NotFound /> }.into_any();
     };
-    let role = super::role_name(lang, user.role.map_or("", |r| r.as_str()));
+    let role = user.role.map_or("", |r| super::role_name(lang, r));
     let switch = (user.organizations.len() > 1).then(|| {
         let options = user
             .organizations
@@ -31,7 +31,7 @@ pub fn AccountPage() -> impl IntoView {
             .map(|(id, name, r)| {
                 view! {
                     <option value=id.clone() selected=*id == user.organization_id>
-                        {format!("{name} · {}", super::role_name(lang, r.as_str()))}
+                        {format!("{name} · {}", super::role_name(lang, *r))}
                     </option>
                 }
             })

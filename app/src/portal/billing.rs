@@ -2,6 +2,7 @@
 //! and a CSV export of what is listed, credit notes, and the billing
 //! profile.
 
+use domain::invoice::InvoiceStatus;
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,7 @@ use crate::storefront::not_found::NotFound;
 pub struct InvoiceRow {
     pub id: String,
     pub number: String,
-    pub status: String,
+    pub status: InvoiceStatus,
     pub overdue: bool,
     pub issued_at: i64,
     pub due_at: i64,
@@ -41,14 +42,11 @@ pub struct BillingView {
     /// (number, reason, amount, remaining, issued at)
     /// (number, reason, amount, remaining, issued, the invoice it corrects).
     pub credit_notes: Vec<(String, String, Money, Money, i64, Option<String>)>,
-    pub filter_status: String,
+    pub filter_status: Option<InvoiceStatus>,
     pub filter_month: String,
     /// Payment methods are managed in Stripe's Billing Portal.
     pub stripe: bool,
 }
-
-/// The statuses an invoice can be listed with (a draft is never listed).
-pub const STATUSES: [&str; 4] = ["open", "paid", "void", "uncollectible"];
 
 /// A service period as every page, PDF and CSV prints it: first and last
 /// day, both included. The stored end is the moment the next period
@@ -64,9 +62,9 @@ pub fn period(start: i64, end: i64) -> String {
 /// An invoice's state in words: open, overdue, "paid on 2026-12-03", void…
 pub fn status_text(lang: Lang, row: &InvoiceRow) -> String {
     let b = billing(lang);
-    match (row.status.as_str(), row.paid_at) {
+    match (row.status, row.paid_at) {
         _ if row.overdue => b.overdue.to_owned(),
-        ("paid", Some(at)) => (b.paid_on_date)(&domain::time::format_date(at)),
+        (InvoiceStatus::Paid, Some(at)) => (b.paid_on_date)(&domain::time::format_date(at)),
         (status, _) => (b.status)(status).to_owned(),
     }
 }
@@ -84,7 +82,7 @@ pub fn InvoiceTableRow(
     let b = billing(lang);
     // The labels name each value when a phone shows the row as a card.
     view! {
-        <tr data-invoice=row.number.clone() data-status=row.status.clone()>
+        <tr data-invoice=row.number.clone() data-status=row.status.as_str()>
             <th scope="row"><a href=href(lang, &format!("{link}/{}", row.id))>{row.number.clone()}</a></th>
             {customer.then(|| view! { <td data-label=b.col_customer>{row.customer.clone()}</td> })}
             <td data-label=b.col_issued>{domain::time::format_date(row.issued_at)}</td>
@@ -135,13 +133,14 @@ pub fn BillingPage() -> impl IntoView {
         .into_iter()
         .map(|row| view! { <InvoiceTableRow lang row /> })
         .collect_view();
-    let statuses = STATUSES
+    let statuses = InvoiceStatus::LISTED
         .iter()
-        .map(|s| view! { <option value=*s selected=view.filter_status == *s>{(b.status)(s)}</option> })
+        .map(|s| view! { <option value=s.as_str() selected=view.filter_status == Some(*s)>{(b.status)(*s)}</option> })
         .collect_view();
     let month = view.filter_month.clone();
     // The export is what the list shows: all invoices, or those filtered.
-    let filters: Vec<String> = [("month", &month), ("status", &view.filter_status)]
+    let status = view.filter_status.map_or("", |s| s.as_str());
+    let filters: Vec<String> = [("month", month.as_str()), ("status", status)]
         .iter()
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| format!("{k}={v}"))
@@ -192,7 +191,7 @@ pub fn BillingPage() -> impl IntoView {
                     <div class="field">
                         <label for="status">{b.filter_status}</label>
                         <select id="status" name="status">
-                            <option value="" selected=view.filter_status.is_empty()>{b.all}</option>
+                            <option value="" selected=view.filter_status.is_none()>{b.all}</option>
                             {statuses}
                         </select>
                     </div>

@@ -4,6 +4,7 @@
 //! first order and which leads back to that order once saved.
 
 use domain::order::COUNTRIES;
+use domain::vat::VatIdState;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -29,11 +30,10 @@ pub struct ProfileValues {
 }
 
 /// What VIES said about the saved VAT ID (EU countries only).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VatIdCheckView {
     pub vat_id: String,
-    /// `valid`, `invalid` or `unchecked`.
-    pub status: String,
+    pub status: VatIdState,
     /// The registered name, where the member state discloses it.
     pub name: Option<String>,
     /// When VIES last answered.
@@ -80,8 +80,8 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
     };
     let country = country_name(lang, &check.country);
     let mut sentences = Vec::new();
-    match check.status.as_str() {
-        "valid" => {
+    match check.status {
+        VatIdState::Valid => {
             let date = check
                 .checked_at
                 .map(domain::time::format_date)
@@ -94,13 +94,13 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
                 sentences.push(b.vat_reverse_charged.to_owned());
             }
         }
-        "invalid" => {
+        VatIdState::Invalid => {
             sentences.push((b.vat_invalid)(&check.vat_id));
             if check.decides_vat {
                 sentences.push((b.vat_charged_until_corrected)(&country));
             }
         }
-        _ => {
+        VatIdState::Unchecked => {
             sentences.push((b.vat_unchecked)(&check.vat_id));
             sentences.push(if check.decides_vat {
                 (b.vat_charged_until_checked)(&country)
@@ -109,14 +109,14 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
             });
         }
     }
-    let class = if check.status == "valid" {
+    let class = if check.status == VatIdState::Valid {
         "notice notice-ok"
     } else {
         "notice"
     };
     view! {
-        <p class=class id="vat-status" data-testid="vat-status" data-vat-status=check.status.clone()>
-            <strong>{(b.vat_status)(&check.status)}</strong>{sep}{sentences.join(sep)}
+        <p class=class id="vat-status" data-testid="vat-status" data-vat-status=check.status.as_str()>
+            <strong>{(b.vat_status)(check.status)}</strong>{sep}{sentences.join(sep)}
         </p>
     }
 }

@@ -4,6 +4,7 @@
 //! The page's strings travel in data attributes, so the script has no
 //! words of its own.
 
+use domain::server::{ConsoleClosed, ConsoleKind};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -15,41 +16,23 @@ use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConsoleView {
     pub server_id: String,
     pub server_name: String,
-    /// `serial` or `vnc`.
-    pub kind: String,
-    /// The server state that keeps the console closed, if any.
-    pub unavailable: Option<String>,
+    pub kind: ConsoleKind,
+    /// What keeps the console closed, if anything.
+    pub unavailable: Option<ConsoleClosed>,
 }
 
 /// The tunnel's close codes and what they mean in `lang`, for the page's
 /// script: a server state gets the sentence that explains it.
 fn close_reasons(lang: domain::Lang) -> String {
     let t = operations(lang);
-    let mut reasons = serde_json::Map::new();
-    for code in [
-        "signed-out",
-        "access-withdrawn",
-        "server-gone",
-        "moved",
-        "unreachable",
-    ] {
-        reasons.insert(code.into(), (t.console_closed_why)(code).into());
-    }
-    for state in [
-        "suspended",
-        "cancelled",
-        "pending",
-        "provisioning",
-        "failed",
-        "restoring",
-        "maintenance",
-    ] {
-        reasons.insert(state.into(), (t.console_unavailable)(state).into());
-    }
+    let reasons: serde_json::Map<_, _> = ConsoleClosed::ALL
+        .iter()
+        .map(|why| (why.as_str().into(), (t.console_closed_why)(*why).into()))
+        .collect();
     serde_json::Value::Object(reasons).to_string()
 }
 
@@ -65,7 +48,7 @@ pub fn ConsolePage() -> impl IntoView {
         return view! { <NotFound /> }.into_any();
     };
     let t = operations(lang);
-    let serial = view.kind == "serial";
+    let serial = view.kind == ConsoleKind::Serial;
     let title = if serial {
         t.console_title_serial
     } else {
@@ -73,18 +56,18 @@ pub fn ConsolePage() -> impl IntoView {
     };
     let base = format!("/servers/{}", view.server_id);
     let rest = format!("{base}/console/{}", view.kind);
-    let tab = |kind: &'static str, label: &'static str| {
+    let tab = |kind: ConsoleKind, label: &'static str| {
         let current = (view.kind == kind).then_some("page");
         view! { <a href=href(lang, &format!("{base}/console/{kind}")) aria-current=current>{label}</a> }
     };
     let tabs = view! {
         <nav class="console-tabs" aria-label=title>
-            {tab("serial", t.console_open_serial)}
-            {tab("vnc", t.console_open_vnc)}
+            {tab(ConsoleKind::Serial, t.console_open_serial)}
+            {tab(ConsoleKind::Graphical, t.console_open_vnc)}
         </nav>
     };
     let body = match &view.unavailable {
-        Some(state) => view! { <p class="notice error" role="alert">{(t.console_unavailable)(state)}</p> }.into_any(),
+        Some(why) => view! { <p class="notice error" role="alert">{(t.console_closed_why)(*why)}</p> }.into_any(),
         None => view! {
             <noscript><p class="notice">{t.console_needs_js}</p></noscript>
             <div class="console-bar">
@@ -96,7 +79,7 @@ pub fn ConsolePage() -> impl IntoView {
             <div
                 id="console"
                 class=if serial { "console-screen serial" } else { "console-screen vnc" }
-                data-kind=view.kind.clone()
+                data-kind=view.kind.as_str()
                 data-ticket-url=href(lang, &rest)
                 data-connecting=t.console_connecting
                 data-connected=t.console_connected

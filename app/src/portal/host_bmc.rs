@@ -4,6 +4,7 @@
 //! power, GPUs) or why it refused the host; a button to check it again and
 //! the form that sets a BMC. The password is never on the page.
 
+use domain::host::SerialConsole;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -14,14 +15,14 @@ use crate::i18n::{orders, staff};
 use crate::storefront::href;
 
 /// A host's BMC as staff see it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BmcRow {
     pub host: String,
     pub url: String,
     pub username: String,
     pub tls_verify: bool,
     /// `ipmi` or `ssh`.
-    pub serial_console: String,
+    pub serial_console: SerialConsole,
     pub model: Option<String>,
     pub serial_number: Option<String>,
     pub bios_version: Option<String>,
@@ -219,7 +220,7 @@ fn bmc_row(lang: Lang, b: BmcRow) -> impl IntoView {
                 {s.bmc_user}<code>{b.username.clone()}</code>
                 {self_signed}
             </td>
-            <td data-label=s.col_serial_console>{(s.serial_console)(&b.serial_console)}</td>
+            <td data-label=s.col_serial_console>{(s.serial_console)(b.serial_console)}</td>
             <td data-label=s.col_model>{b.model.clone()}</td>
             <td data-label=s.col_serial_number>{b.serial_number.clone()}</td>
             <td data-label=s.col_bios>{b.bios_version.clone()}</td>
@@ -278,8 +279,9 @@ fn BmcForm(lang: Lang) -> impl IntoView {
             <div class="field">
                 <label for="bmc-serial">{s.col_serial_console}</label>
                 <select id="bmc-serial" name="serial">
-                    <option value="ipmi" selected=serial != "ssh">{(s.serial_console)("ipmi")}</option>
-                    <option value="ssh" selected=serial == "ssh">{(s.serial_console)("ssh")}</option>
+                    {SerialConsole::ALL.iter().map(|c| view! {
+                        <option value=c.as_str() selected=serial == c.as_str() || (serial.is_empty() && *c == SerialConsole::Ipmi)>{(s.serial_console)(*c)}</option>
+                    }).collect_view()}
                 </select>
             </div>
             <div class="field">

@@ -116,7 +116,7 @@ fn bmc_facts(lang: Lang, b: BmcRow) -> impl IntoView {
             <dt>{s.bmc_username}</dt>
             <dd><code>{b.username.clone()}</code></dd>
             <dt>{s.col_serial_console}</dt>
-            <dd>{(s.serial_console)(&b.serial_console)}</dd>
+            <dd>{(s.serial_console)(b.serial_console)}</dd>
             <dt>{s.col_model}</dt>
             <dd>{b.model.clone()}</dd>
             <dt>{s.col_serial_number}</dt>

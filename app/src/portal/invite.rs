@@ -2,6 +2,7 @@
 //! what. A signed-in user accepts; a new user signs up right here with the
 //! invited address and joins; a withdrawn or replaced link says so.
 
+use domain::Role;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,7 @@ pub struct InviteView {
     pub organization: String,
     pub inviter: String,
     pub email: String,
-    pub role: String,
+    pub role: Option<Role>,
 }
 
 #[component]
@@ -90,7 +91,7 @@ pub fn InvitePage() -> impl IntoView {
         }
     };
     let facts = (invite.state == InviteState::Open).then(|| {
-        let role = role_name(lang, &invite.role);
+        let role = invite.role.map_or("", |r| role_name(lang, r));
         view! {
             <p class="lead" data-testid="invite-facts">{(p.invite_facts)(&invite.inviter, &invite.organization, role)}</p>
             <p data-testid="invite-for">{(p.invite_for)(&invite.email)}</p>

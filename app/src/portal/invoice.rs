@@ -90,7 +90,7 @@ pub fn InvoicePage() -> impl IntoView {
         _ => (b.invoice_vat)(v.vat_rate_bp),
     };
     let status = status_text(lang, &row);
-    let open = row.status == "open";
+    let open = row.status == domain::invoice::InvoiceStatus::Open;
     let paid = v.paid.zip(row.paid_at).map(|(amount, at)| {
         view! {
             <tr><th scope="row">{(b.paid_on_date)(&domain::time::format_date(at))}</th><td class="num" data-testid="invoice-paid">{format!("-{}", amount.format(lang))}</td></tr>
@@ -108,7 +108,7 @@ pub fn InvoicePage() -> impl IntoView {
                 <header class="invoice-head">
                     <div>
                         <h1 id="invoice-title">{b.invoice_title}" "<span data-testid="invoice-number">{row.number.clone()}</span></h1>
-                        <p class=format!("state-badge invoice-{}", row.status) data-testid="invoice-status">{status}</p>
+                        <p class=format!("state-badge invoice-{}", row.status.as_str()) data-testid="invoice-status">{status}</p>
                     </div>
                     <address>
                         <strong>{v.seller.name.clone()}</strong><br />

@@ -2,6 +2,7 @@
 //! or propose another time) and on the staff hosts page (mark degraded,
 //! propose, confirm). Plain forms; times are UTC, as on invoices.
 
+use domain::server::{ProposedBy, WindowState};
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -10,13 +11,13 @@ use super::forms::CsrfField;
 use crate::i18n::operations;
 use crate::storefront::href;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WindowRow {
     pub id: String,
     pub starts_at: i64,
     pub ends_at: i64,
-    pub state: String,
-    pub proposed_by: String,
+    pub state: WindowState,
+    pub proposed_by: ProposedBy,
     pub note: String,
     /// Staff page only: the host and server names.
     pub host: String,
@@ -42,7 +43,7 @@ pub fn ServerMaintenance(
     let rows = windows
         .into_iter()
         .map(|w| {
-            let open = w.state == "proposed" && w.proposed_by == "staff";
+            let open = w.state == WindowState::Proposed && w.proposed_by == ProposedBy::Staff;
             let span = (t.maint_window)(
                 &domain::time::format_datetime(w.starts_at),
                 &domain::time::format_datetime(w.ends_at),
@@ -50,8 +51,8 @@ pub fn ServerMaintenance(
             let (id, id2) = (w.id.clone(), w.id.clone());
             let suggested = local_input(w.starts_at + 86_400);
             view! {
-                <li data-window=w.state.clone() data-by=w.proposed_by.clone()>
-                    <strong>{span}</strong>" · "{(t.maint_state)(&w.state, &w.proposed_by)}
+                <li data-window=w.state.as_str() data-by=w.proposed_by.as_str()>
+                    <strong>{span}</strong>" · "{(t.maint_state)(w.state, w.proposed_by)}
                     {(!w.note.is_empty()).then(|| view! { <p>{w.note.clone()}</p> })}
                     {open.then(|| view! {
                         <form method="post" action=href(lang, &format!("{base}/maintenance-accept")) class="inline">
@@ -110,18 +111,18 @@ pub fn StaffMaintenance(
     let rows = windows
         .into_iter()
         .map(|w| {
-            let confirmable = w.state == "proposed" && w.proposed_by == "customer";
+            let confirmable = w.state == WindowState::Proposed && w.proposed_by == ProposedBy::Customer;
             let span = (t.maint_window)(
                 &domain::time::format_datetime(w.starts_at),
                 &domain::time::format_datetime(w.ends_at),
             );
             let id = w.id.clone();
             view! {
-                <tr data-window=w.state.clone()>
+                <tr data-window=w.state.as_str()>
                     <td><code>{w.host.clone()}</code></td>
                     <td>{w.server.clone()}</td>
                     <td>{span}</td>
-                    <td>{(t.maint_staff_state)(&w.state, &w.proposed_by)}</td>
+                    <td>{(t.maint_staff_state)(w.state, w.proposed_by)}</td>
                     <td>{confirmable.then(|| view! {
                         <form method="post" action=href(lang, "/staff/hosts/confirm") class="inline">
                             <CsrfField />

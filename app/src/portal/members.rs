@@ -2,6 +2,7 @@
 //! invitations by email (sent, sent again, withdrawn). The invitee's page
 //! is `invite.rs`.
 
+use domain::Role;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +27,7 @@ pub struct MembersView {
 pub struct PendingRow {
     pub id: String,
     pub email: String,
-    pub role: String,
+    pub role: Role,
     pub expires_at: i64,
 }
 
@@ -37,10 +38,8 @@ pub struct MemberRow {
     pub user_id: String,
     pub name: String,
     pub email: String,
-    pub role: String,
+    pub role: Role,
 }
-
-const ROLES: [&str; 3] = ["owner", "technical", "billing"];
 
 #[component]
 pub fn MembersPage() -> impl IntoView {
@@ -59,9 +58,9 @@ pub fn MembersPage() -> impl IntoView {
         .members
         .into_iter()
         .map(|m| {
-            let options = ROLES
+            let options = Role::ALL
                 .iter()
-                .map(|r| view! { <option value=*r selected=*r == m.role>{role_name(lang, r)}</option> })
+                .map(|r| view! { <option value=r.as_str() selected=*r == m.role>{role_name(lang, *r)}</option> })
                 .collect_view();
             let label = format!("{} {}", p.members_role_of, m.email);
             let is_me = m.email == me;
@@ -98,7 +97,7 @@ pub fn MembersPage() -> impl IntoView {
             let revoke_label = format!("{}: {}", p.members_revoke, i.email);
             view! {
                 <li data-invitation=i.email.clone()>
-                    <span>{i.email.clone()}" · "{role_name(lang, &i.role)}" · "{p.members_expires}" "{domain::time::format_date(i.expires_at)}</span>
+                    <span>{i.email.clone()}" · "{role_name(lang, i.role)}" · "{p.members_expires}" "{domain::time::format_date(i.expires_at)}</span>
                     <form method="post" action=href(lang, "/members/resend") class="inline">
                         <CsrfField />
                         <input type="hidden" name="invitation" value=i.id.clone() />
@@ -157,7 +156,7 @@ pub fn MembersPage() -> impl IntoView {
                     <div class="field">
                         <label for="invite-role">{p.account_role}</label>
                         <select id="invite-role" name="role">
-                            {ROLES.iter().map(|r| view! { <option value=*r selected=*r == "technical">{role_name(lang, r)}</option> }).collect_view()}
+                            {Role::ALL.iter().map(|r| view! { <option value=r.as_str() selected=*r == Role::Technical>{role_name(lang, *r)}</option> }).collect_view()}
                         </select>
                     </div>
                     <button type="submit">{p.members_invite_submit}</button>

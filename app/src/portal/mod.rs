@@ -79,13 +79,12 @@ pub struct Outage;
 #[derive(Clone, Copy, Debug)]
 pub struct Denied;
 
-pub fn role_name(lang: Lang, role: &str) -> &'static str {
+pub fn role_name(lang: Lang, role: Role) -> &'static str {
     let p = portal(lang);
     match role {
-        "owner" => p.role_owner,
-        "technical" => p.role_technical,
-        "billing" => p.role_billing,
-        _ => "",
+        Role::Owner => p.role_owner,
+        Role::Technical => p.role_technical,
+        Role::Billing => p.role_billing,
     }
 }
 

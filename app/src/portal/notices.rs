@@ -80,8 +80,8 @@ pub fn message(lang: Lang, code: &str) -> Option<String> {
             let role = user
                 .as_ref()
                 .and_then(|u| u.role)
-                .map_or("", |r| r.as_str());
-            (p.saved_joined)(&org, role_name(lang, role))
+                .map_or("", |r| role_name(lang, r));
+            (p.saved_joined)(&org, role)
         }
         code::TFA_OFF => p.tfa_disabled.to_owned(),
         _ => return None,

@@ -51,7 +51,7 @@ pub struct OrderFormView {
     /// The profile's VAT ID and its VIES status (`invalid`, `unchecked`)
     /// when VIES has not confirmed it, so VAT is charged instead of
     /// reverse charge.
-    pub vat_id_unconfirmed: Option<(String, String)>,
+    pub vat_id_unconfirmed: Option<(String, domain::vat::VatIdState)>,
 }
 
 /// The billing profile as the order form shows it.
@@ -360,10 +360,9 @@ pub(crate) fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoV
             </dl>
             {form.vat_id_unconfirmed.map(|(vat_id, status)| {
                 let b = crate::i18n::billing(lang);
-                let why = if status == "invalid" {
-                    (b.order_vat_id_invalid)(&vat_id)
-                } else {
-                    (b.order_vat_id_unchecked)(&vat_id)
+                let why = match status {
+                    domain::vat::VatIdState::Invalid => (b.order_vat_id_invalid)(&vat_id),
+                    domain::vat::VatIdState::Unchecked | domain::vat::VatIdState::Valid => (b.order_vat_id_unchecked)(&vat_id),
                 };
                 view! { <p class="notes" data-testid="vat-id-unconfirmed">{why}</p> }
             })}

@@ -26,7 +26,7 @@ pub struct OrderRow {
     pub os_image: String,
     pub addons: Vec<String>,
     pub state: OrderState,
-    pub failure: Option<String>,
+    pub failure: Option<domain::order::OrderFailure>,
     pub placed_by: String,
     pub created_at: i64,
     /// Until when the host is held for payment.
@@ -205,7 +205,6 @@ pub fn OrderDetailPage() -> impl IntoView {
         .map(|id| view! { <p><a href=href(lang, &format!("/servers/{id}")) class="button">{o.order_view_server}</a></p> });
     let failure = order
         .failure
-        .as_deref()
         .map(|f| view! { <p class="notice notice-error">{(o.order_failure)(f)}</p> });
     let placed = match super::query("checkout").as_deref() {
         Some("done") => Some(o.checkout_done),

@@ -3,6 +3,7 @@
 //! selectable text), the button that reveals it, and the confirmed form
 //! that has the Fleet set a new one when it was lost.
 
+use domain::server::EventKind;
 use domain::Lang;
 use leptos::prelude::*;
 use leptos_meta::Meta;
@@ -13,12 +14,16 @@ use crate::i18n::{operations, orders};
 use crate::storefront::href;
 
 /// Where the newest reset stands, from the server's history (newest
-/// first); the kinds are `backend::servers::root_password`'s.
-fn reset_state(events: &[(i64, String, String)]) -> Option<&str> {
-    events
-        .iter()
-        .map(|(_, kind, _)| kind.as_str())
-        .find(|k| k.starts_with("root_password.reset"))
+/// first).
+fn reset_state(events: &[(i64, EventKind, String)]) -> Option<EventKind> {
+    events.iter().map(|(_, kind, _)| *kind).find(|k| {
+        matches!(
+            k,
+            EventKind::RootPasswordResetRequested
+                | EventKind::RootPasswordReset
+                | EventKind::RootPasswordResetFailed
+        )
+    })
 }
 
 /// The password just taken, at the top of the page where the reveal's
@@ -51,7 +56,7 @@ pub fn RevealedPassword(lang: Lang, password: String) -> impl IntoView {
 pub fn RootPasswordSection(
     lang: Lang,
     server: ServerRow,
-    events: Vec<(i64, String, String)>,
+    events: Vec<(i64, EventKind, String)>,
     revealed: bool,
     /// Whether this deployment's Fleet can set a new root password.
     reset_offered: bool,
@@ -62,8 +67,8 @@ pub fn RootPasswordSection(
     let running = s.state == domain::server::ShownState::Running && s.cancelled_at.is_none();
     let base = format!("/servers/{}", s.id);
     let state = reset_state(&events);
-    let pending = state == Some("root_password.reset_requested");
-    let failed = state == Some("root_password.reset_failed");
+    let pending = state == Some(EventKind::RootPasswordResetRequested);
+    let failed = state == Some(EventKind::RootPasswordResetFailed);
     let reveal = (running && s.has_secret && !revealed).then(|| {
         view! {
             <form method="post" action=href(lang, &format!("{base}/reveal")) class="inline">

@@ -11,7 +11,7 @@ pub mod overdue;
 
 pub use list::ServersPage;
 
-use domain::server::ShownState;
+use domain::server::{EventKind, ShownState, Step};
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -35,7 +35,7 @@ pub struct ServerRow {
     pub site_code: String,
     pub state: domain::server::ShownState,
     pub progress: i64,
-    pub step: String,
+    pub step: Step,
     pub os_image: String,
     pub addons: Vec<String>,
     /// (fingerprint, comment or name)
@@ -74,7 +74,7 @@ pub struct ServerDetailView {
     pub snapshots_offered: bool,
     pub root_reset_offered: bool,
     /// (time, kind, detail), newest first.
-    pub events: Vec<(i64, String, String)>,
+    pub events: Vec<(i64, EventKind, String)>,
     /// Present once, right after the customer asked to see it.
     pub root_password: Option<String>,
     /// Readings of a running server; `None` while it installs, or when the
@@ -92,16 +92,16 @@ pub struct ServerDetailView {
 /// host fault's detail quotes the BMC, whose answers are untrusted input
 /// and internal: it is in the host's history for staff, and the customer
 /// sees the translated event alone.
-fn shows_detail(kind: &str) -> bool {
+fn shows_detail(kind: EventKind) -> bool {
     matches!(
         kind,
-        "renamed"
-            | "provisioning.moved"
-            | "host.degraded"
-            | "maintenance.proposed"
-            | "maintenance.counter"
-            | "maintenance.accepted"
-    ) || kind.starts_with("snapshot.")
+        EventKind::Renamed
+            | EventKind::ProvisioningMoved
+            | EventKind::HostDegraded
+            | EventKind::MaintenanceProposed
+            | EventKind::MaintenanceCounter
+            | EventKind::MaintenanceAccepted
+    ) || kind.as_str().starts_with("snapshot.")
 }
 
 fn site_city(lang: Lang, code: &str) -> String {
@@ -180,15 +180,15 @@ pub fn ServerDetailPage() -> impl IntoView {
         .events
         .iter()
         .map(|(at, kind, detail)| {
-            let detail = if shows_detail(kind) {
+            let detail = if shows_detail(*kind) {
                 detail.clone()
             } else {
                 String::new()
             };
             view! {
-                <li data-event=kind.clone()>
+                <li data-event=kind.as_str()>
                     <time datetime=domain::time::format_iso(*at)>{domain::time::format_datetime(*at)}</time>
-                    " "{(o.event_label)(kind)}{(!detail.is_empty()).then(|| format!(": {detail}"))}
+                    " "{(o.event_label)(*kind)}{(!detail.is_empty()).then(|| format!(": {detail}"))}
                 </li>
             }
         })
@@ -340,7 +340,7 @@ fn LiveState(lang: Lang, server: ServerRow) -> impl IntoView {
                 <progress id="progress" max="100" value=s.progress.to_string() data-live="progress">{format!("{}%", s.progress)}</progress>
                 <span data-live="percent">{format!("{}%", s.progress)}</span>
                 " · "
-                <span data-live="step">{(o.step_label)(&s.step)}</span>
+                <span data-live="step">{(o.step_label)(s.step)}</span>
             </div>
             <p class="hint">{o.server_live_note}</p>
         })}

@@ -3,6 +3,7 @@
 //! closing it unpaid (void or written off) after a confirmation and with a
 //! reason; and the list of invoices settled that way.
 
+use domain::invoice::InvoiceStatus;
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -29,7 +30,7 @@ pub struct SettledRow {
     pub id: String,
     pub number: String,
     pub customer: String,
-    pub status: String,
+    pub status: InvoiceStatus,
     pub total: Money,
     pub paid_on: Option<i64>,
     pub received: Option<Money>,
@@ -95,7 +96,7 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
     let (status, badge) = if row.overdue {
         (b.overdue, "state-badge invoice-overdue")
     } else {
-        ((b.status)(&row.status), "state-badge invoice-open")
+        ((b.status)(row.status), "state-badge invoice-open")
     };
     let close_id = row.id.clone();
     let close_form = move |form: &'static str,
@@ -189,11 +190,11 @@ pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
     let rows = rows
         .into_iter()
         .map(|r| {
-            let status = match r.status.as_str() {
-                "uncollectible" => s.written_off,
+            let status = match r.status {
+                InvoiceStatus::Uncollectible => s.written_off,
                 other => (b.status)(other),
             };
-            let (key, state) = (r.number.clone(), r.status.clone());
+            let (key, state) = (r.number.clone(), r.status.as_str());
             view! {
                 <tr data-settled=key data-status=state>
                     <th scope="row"><a href=href(lang, &format!("/staff/finance/invoices/{}", r.id))>{r.number}</a></th>

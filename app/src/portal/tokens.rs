@@ -3,6 +3,7 @@
 //! confirmed revoke; the form that creates one; and, in the answer to that
 //! form only, the new secret shown once.
 
+use domain::role::Scope;
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -25,8 +26,8 @@ const EXPIRY_DAYS: [i64; 3] = [30, 90, 365];
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TokensView {
     pub tokens: Vec<TokenRow>,
-    /// The scopes the viewer's role may give, by their API names.
-    pub offered: Vec<String>,
+    /// The scopes the viewer's role may give.
+    pub offered: Vec<Scope>,
     /// Owners see every member's tokens with their creator.
     pub owner: bool,
     pub now: i64,
@@ -40,7 +41,7 @@ pub struct TokenRow {
     pub id: String,
     pub name: String,
     pub prefix: String,
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Scope>,
     pub creator_email: String,
     pub created_at: i64,
     pub expires_at: Option<i64>,
@@ -82,13 +83,12 @@ impl TokenRefusal {
     }
 }
 
-fn scope_words(lang: Lang, scope: &str) -> &'static str {
+fn scope_words(lang: Lang, scope: Scope) -> &'static str {
     let t = tokens(lang);
     match scope {
-        "read" => t.scope_read,
-        "servers:write" => t.scope_servers_write,
-        "billing:read" => t.scope_billing_read,
-        _ => "",
+        Scope::Read => t.scope_read,
+        Scope::ServersWrite => t.scope_servers_write,
+        Scope::BillingRead => t.scope_billing_read,
     }
 }
 
@@ -219,7 +219,12 @@ fn TokenLine(lang: Lang, row: TokenRow, owner: bool, now: i64) -> impl IntoView 
             </form>
         }
     });
-    let scopes = row.scopes.join(" ");
+    let scopes = row
+        .scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     let scopes_attr = scopes.clone();
     view! {
         <tr data-token=row.id.clone() data-state=state_code>
@@ -237,7 +242,7 @@ fn TokenLine(lang: Lang, row: TokenRow, owner: bool, now: i64) -> impl IntoView 
 }
 
 #[component]
-fn CreateForm(lang: Lang, offered: Vec<String>) -> impl IntoView {
+fn CreateForm(lang: Lang, offered: Vec<Scope>) -> impl IntoView {
     let t = tokens(lang);
     let feedback = use_feedback();
     let chosen = feedback.value("scopes");
@@ -245,13 +250,13 @@ fn CreateForm(lang: Lang, offered: Vec<String>) -> impl IntoView {
     let scopes = offered
         .iter()
         .map(|scope| {
-            let id = format!("scope-{}", scope.replace(':', "-"));
+            let id = format!("scope-{}", scope.as_str().replace(':', "-"));
             let checked = chosen.contains(&scope.as_str());
             let label_for = id.clone();
             view! {
                 <label class="option" for=label_for>
-                    <input type="checkbox" id=id name="scope" value=scope.clone() checked=checked />
-                    " "{scope_words(lang, scope)}
+                    <input type="checkbox" id=id name="scope" value=scope.as_str() checked=checked />
+                    " "{scope_words(lang, *scope)}
                 </label>
             }
         })

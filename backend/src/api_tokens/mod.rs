@@ -16,40 +16,14 @@ pub use crate::organizations::Role;
 pub use authenticate::{authenticate, Authenticated, Refused};
 pub use manage::{create, list, revoke};
 
-/// What a token may do on the API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
-    /// Servers, orders, snapshots and stock alerts: read (and stock alerts
-    /// managed).
-    Read,
-    /// Ordering, renaming, power, snapshots, cancellation, console tickets.
-    ServersWrite,
-    /// Invoices and credit notes.
-    BillingRead,
-}
-
-impl Scope {
-    pub const ALL: [Scope; 3] = [Scope::Read, Scope::ServersWrite, Scope::BillingRead];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Read => "read",
-            Scope::ServersWrite => "servers:write",
-            Scope::BillingRead => "billing:read",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Scope> {
-        Scope::ALL.into_iter().find(|scope| scope.as_str() == s)
-    }
-}
+pub use domain::role::Scope;
 
 /// Scopes a member of this role may give a token (and that a token of a
 /// creator with this role may keep): a token never does more than its
 /// creator could in the portal.
 pub fn scopes_for(role: Role) -> &'static [Scope] {
     match role {
-        Role::Owner => &Scope::ALL,
+        Role::Owner => Scope::ALL,
         Role::Technical => &[Scope::Read, Scope::ServersWrite],
         Role::Billing => &[Scope::BillingRead],
     }
@@ -127,9 +101,9 @@ fn well_formed(secret: &str) -> bool {
 /// Scopes as stored: known words, in `Scope::ALL`'s order, each once.
 fn scopes_text(scopes: &[Scope]) -> String {
     Scope::ALL
-        .into_iter()
+        .iter()
         .filter(|s| scopes.contains(s))
-        .map(Scope::as_str)
+        .map(|s| s.as_str())
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -172,7 +146,7 @@ mod tests {
 
     #[test]
     fn scopes_round_trip_and_roles_give_what_they_may() {
-        for scope in Scope::ALL {
+        for &scope in Scope::ALL {
             assert_eq!(Scope::parse(scope.as_str()), Some(scope));
         }
         assert_eq!(Scope::parse("admin"), None);

@@ -5,6 +5,7 @@
 //! the term ends. Paying restores them.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use domain::Lang;
 use sqlx::{Any, Row, Transaction};
 
@@ -45,7 +46,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
         .await
         .context("marking the server past due")?;
         if moved.rows_affected() == 1 {
-            record_event(&mut tx, &id, "billing.past_due", "", now).await?;
+            record_event(&mut tx, &id, EventKind::BillingPastDue, "", now).await?;
             let deadline = now + seller.grace_days * 86_400;
             notify(&mut tx, &org, now, |lang| {
                 past_due_mail(lang, &name, deadline)
@@ -78,7 +79,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
         .await
         .context("suspending the server")?;
         if moved.rows_affected() == 1 {
-            record_event(&mut tx, &id, "billing.suspended", "", now).await?;
+            record_event(&mut tx, &id, EventKind::BillingSuspended, "", now).await?;
             jobs::enqueue(&mut tx, JobKind::Suspend, &id, now, now).await?;
             notify(&mut tx, &org, now, |lang| suspended_mail(lang, &name)).await?;
             changed += 1;
@@ -119,7 +120,7 @@ pub(crate) async fn restore_if_settled(
     .context("restoring servers")?;
     for r in held {
         let id: String = r.try_get("id")?;
-        record_event(tx, &id, "billing.restored", "", now).await?;
+        record_event(tx, &id, EventKind::BillingRestored, "", now).await?;
         jobs::enqueue(tx, JobKind::Resume, &id, now, now).await?;
     }
     Ok(())
@@ -143,7 +144,7 @@ pub(crate) async fn suspend_now(
     .await
     .context("suspending the server")?;
     if moved.rows_affected() == 1 {
-        record_event(tx, server_id, "billing.suspended", "", now).await?;
+        record_event(tx, server_id, EventKind::BillingSuspended, "", now).await?;
         jobs::enqueue(tx, JobKind::Suspend, server_id, now, now).await?;
     }
     Ok(())

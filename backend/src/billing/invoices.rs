@@ -4,6 +4,7 @@
 //! is issued, so a later profile change does not rewrite history.
 
 use anyhow::Context;
+use domain::invoice::InvoiceStatus;
 use domain::{Money, VatTreatment};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -15,7 +16,7 @@ pub struct Invoice {
     pub id: String,
     pub organization_id: String,
     pub number: Option<String>,
-    pub status: String,
+    pub status: InvoiceStatus,
     pub period_start: i64,
     pub period_end: i64,
     pub issued_at: i64,
@@ -64,7 +65,7 @@ impl Invoice {
             id: r.try_get("id")?,
             organization_id: r.try_get("organization_id")?,
             number: r.try_get("number")?,
-            status: r.try_get("status")?,
+            status: crate::db::decode(r, "status", InvoiceStatus::parse)?,
             period_start: r.try_get("period_start")?,
             period_end: r.try_get("period_end")?,
             issued_at: r.try_get("issued_at")?,
@@ -92,7 +93,7 @@ impl Invoice {
     /// nothing once it is paid, void or written off. (`amount_due` keeps
     /// what the invoice asked for, which a paid invoice was paid.)
     pub fn outstanding(&self) -> Money {
-        if self.status == "open" {
+        if self.status == InvoiceStatus::Open {
             self.amount_due
         } else {
             Money::eur(0)
@@ -101,19 +102,19 @@ impl Invoice {
 
     /// What settled the invoice: the amount due, once paid.
     pub fn settled(&self) -> Option<Money> {
-        (self.status == "paid").then_some(self.amount_due)
+        (self.status == InvoiceStatus::Paid).then_some(self.amount_due)
     }
 
     /// Issued but not paid, and past its due date.
     pub fn overdue(&self, now: i64) -> bool {
-        self.status == "open" && self.due_at < now
+        self.status == InvoiceStatus::Open && self.due_at < now
     }
 }
 
 /// Filters of the invoice list; empty matches all.
 #[derive(Clone, Debug, Default)]
 pub struct InvoiceFilter {
-    pub status: String,
+    pub status: Option<InvoiceStatus>,
     /// `YYYY-MM`: invoices issued in that month (UTC).
     pub month: String,
 }
@@ -137,7 +138,7 @@ pub async fn list(
          order by issued_at desc, id desc limit 1000"
     ))
     .bind(organization_id.unwrap_or(""))
-    .bind(&filter.status)
+    .bind(filter.status.map_or("", |s| s.as_str()))
     .bind(from)
     .bind(to)
     .fetch_all(&db.pool)
@@ -209,7 +210,7 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
             i.number.clone().unwrap_or_default(),
             domain::time::format_date(i.issued_at),
             domain::time::format_date(i.due_at),
-            i.status.clone(),
+            i.status.to_string(),
             i.customer_name.clone(),
             i.customer_country.clone(),
             i.customer_vat_id.clone().unwrap_or_default(),

@@ -227,7 +227,7 @@ pub struct Settled {
     pub number: String,
     pub customer: String,
     /// `paid`, `void` or `uncollectible`.
-    pub status: String,
+    pub status: domain::invoice::InvoiceStatus,
     pub total: Money,
     /// The day the payment arrived (paid invoices).
     pub paid_on: Option<i64>,
@@ -252,7 +252,7 @@ pub async fn settled(db: &Db, limit: i64) -> anyhow::Result<Vec<Settled>> {
     .iter()
     .map(|r| {
         let received: Option<i64> = r.try_get("paid_amount_cents")?;
-        let status: String = r.try_get("status")?;
+        let status = crate::db::decode(r, "status", domain::invoice::InvoiceStatus::parse)?;
         Ok(Settled {
             id: r.try_get("id")?,
             number: r.try_get("number")?,

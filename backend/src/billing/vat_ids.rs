@@ -21,34 +21,7 @@ pub const RECHECK_AFTER_SECS: i64 = 86_400;
 const FIRST_RETRY_SECS: i64 = 300;
 const LONGEST_RETRY_SECS: i64 = 6 * 3600;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VatIdState {
-    /// VIES confirmed it: reverse charge applies (in another EU country).
-    Valid,
-    /// VIES says it is not registered: VAT is charged.
-    Invalid,
-    /// VIES has not answered yet: VAT is charged until it does.
-    Unchecked,
-}
-
-impl VatIdState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VatIdState::Valid => "valid",
-            VatIdState::Invalid => "invalid",
-            VatIdState::Unchecked => "unchecked",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<VatIdState> {
-        match stored {
-            "valid" => Some(VatIdState::Valid),
-            "invalid" => Some(VatIdState::Invalid),
-            "unchecked" => Some(VatIdState::Unchecked),
-            _ => None,
-        }
-    }
-}
+pub use domain::vat::VatIdState;
 
 /// The last thing VIES said about the profile's VAT ID.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -55,6 +55,22 @@ impl PowerAction {
         }
     }
 
+    /// The server's history: (requested, done, failed).
+    pub fn events(self) -> (EventKind, EventKind, EventKind) {
+        match self {
+            PowerAction::Reboot => (
+                EventKind::RebootRequested,
+                EventKind::RebootDone,
+                EventKind::RebootFailed,
+            ),
+            PowerAction::PowerCycle => (
+                EventKind::PowerCycleRequested,
+                EventKind::PowerCycleDone,
+                EventKind::PowerCycleFailed,
+            ),
+        }
+    }
+
     /// The job that carries the action out.
     pub fn job(self) -> crate::jobs::JobKind {
         match self {
@@ -84,29 +100,8 @@ pub struct ConsoleEndpoint {
 /// A snapshot restore is written back in this many parts.
 pub const RESTORE_PARTS: u32 = 10;
 
-/// The two out-of-band consoles a host's BMC offers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ConsoleKind {
-    /// Serial over LAN: a text console (bytes both ways).
-    Serial,
-    /// The graphical screen, as VNC (RFB protocol).
-    Graphical,
-}
-
-impl ConsoleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConsoleKind::Serial => "serial",
-            ConsoleKind::Graphical => "vnc",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<ConsoleKind> {
-        [ConsoleKind::Serial, ConsoleKind::Graphical]
-            .into_iter()
-            .find(|k| k.as_str() == raw)
-    }
-}
+pub use domain::server::ConsoleKind;
+use domain::server::EventKind;
 
 /// Work the Fleet started on a host and that runs there on its own (an
 /// installer or a wipe image booted from virtual media): done, or still

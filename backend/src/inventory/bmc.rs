@@ -11,30 +11,7 @@ use crate::fleet::redfish::BmcAccess;
 use crate::sealing::Sealer;
 use crate::{Clock, Db};
 
-/// How the Fleet reaches a host's serial console through its BMC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SerialConsole {
-    /// IPMI Serial-over-LAN (`ipmitool -I lanplus … sol activate`).
-    Ipmi,
-    /// The BMC's SSH service, then a vendor command that attaches the
-    /// host's serial port (iDRAC `console com2`, iLO `vsp`, XCC `console 1`).
-    Ssh,
-}
-
-impl SerialConsole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SerialConsole::Ipmi => "ipmi",
-            SerialConsole::Ssh => "ssh",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<SerialConsole> {
-        [SerialConsole::Ipmi, SerialConsole::Ssh]
-            .into_iter()
-            .find(|c| c.as_str() == raw)
-    }
-}
+pub use domain::host::SerialConsole;
 
 /// What an operator enters for a host's BMC.
 #[derive(Clone)]
@@ -228,7 +205,7 @@ pub struct BmcSummary {
     pub url: String,
     pub username: String,
     pub tls_verify: bool,
-    pub serial_console: String,
+    pub serial_console: SerialConsole,
     pub model: Option<String>,
     pub serial_number: Option<String>,
     pub bios_version: Option<String>,
@@ -269,7 +246,7 @@ async fn summaries_of(db: &Db, name: &str) -> anyhow::Result<Vec<BmcSummary>> {
                 url: row.try_get("url")?,
                 username: row.try_get("username")?,
                 tls_verify: row.try_get::<i64, _>("tls_verify")? == 1,
-                serial_console: row.try_get("serial_console")?,
+                serial_console: crate::db::decode(row, "serial_console", SerialConsole::parse)?,
                 model: row.try_get("model")?,
                 serial_number: row.try_get("serial_number")?,
                 bios_version: row.try_get("bios_version")?,

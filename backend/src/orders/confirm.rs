@@ -1,6 +1,7 @@
 //! Confirming an order once it is paid (or accepted for invoice billing).
 
 use anyhow::Context;
+use domain::server::EventKind;
 use sqlx::{Any, Row, Transaction};
 
 use super::{get_any, holds, Order, ORDER_COLUMNS};
@@ -115,7 +116,7 @@ pub async fn confirm_in(
         .execute(&mut **tx)
         .await
         .context("linking the server")?;
-    crate::servers::record_event(tx, &server_id, "ordered", order_id, now).await?;
+    crate::servers::record_event(tx, &server_id, EventKind::Ordered, order_id, now).await?;
     jobs::enqueue(tx, jobs::JobKind::Provision, &server_id, now, now).await?;
     Ok(Some(server_id))
 }

@@ -107,7 +107,7 @@ pub struct Order {
     pub state: OrderState,
     pub hold_expires_at: Option<i64>,
     pub server_id: Option<String>,
-    pub failure: Option<String>,
+    pub failure: Option<domain::order::OrderFailure>,
     pub created_at: i64,
 }
 
@@ -140,7 +140,7 @@ impl Order {
             state: crate::db::decode(r, "state", OrderState::parse)?,
             hold_expires_at: r.try_get("hold_expires_at")?,
             server_id: r.try_get("server_id")?,
-            failure: r.try_get("failure")?,
+            failure: crate::db::decode_optional(r, "failure", domain::order::OrderFailure::parse)?,
             created_at: r.try_get("created_at")?,
         })
     }

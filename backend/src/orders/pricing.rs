@@ -125,7 +125,7 @@ pub struct Summary {
     pub quote: Option<Quote>,
     pub net: domain::Money,
     /// (VAT ID, its check's state) when confirming it would change the VAT.
-    pub vat_id_unconfirmed: Option<(String, String)>,
+    pub vat_id_unconfirmed: Option<(String, domain::vat::VatIdState)>,
 }
 
 pub async fn summary(
@@ -144,7 +144,7 @@ pub async fn summary(
             let unconfirmed = customer
                 .profile
                 .unconfirmed_vat_id(seller_country)
-                .map(|(vat_id, said)| (vat_id.to_owned(), said.as_str().to_owned()));
+                .map(|(vat_id, said)| (vat_id.to_owned(), said));
             (quote, unconfirmed)
         }
         None => (None, None),

@@ -6,6 +6,7 @@
 //! This only reads; it never moves a server along.
 
 use anyhow::Context;
+use domain::server::BillingState;
 use sqlx::Row;
 
 use crate::Db;
@@ -56,7 +57,7 @@ pub async fn overdue(
         if found.last().is_some_and(|o| o.server_id == server_id) {
             continue;
         }
-        let state: String = row.try_get("billing_state")?;
+        let state = crate::db::decode(&row, "billing_state", BillingState::parse)?;
         // Dunning marks a server past due on its next pass (seconds
         // away); until then its grace period counts from now.
         let since: Option<i64> = row.try_get("past_due_since")?;
@@ -68,7 +69,7 @@ pub async fn overdue(
                 .unwrap_or_default(),
             amount_due: domain::Money::eur(row.try_get("amount_due_cents")?),
             suspends_at: since.unwrap_or(now) + grace_days * 86_400,
-            suspended: state == "suspended",
+            suspended: state == BillingState::Suspended,
         });
     }
     Ok(found)

@@ -6,6 +6,7 @@
 //! audit trail stay.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use sqlx::Row;
 
 use super::mail_texts::Cancellation;
@@ -72,7 +73,7 @@ pub async fn check(
     if request.typed_name.trim() != server.name {
         return Err(CancelError::NameMismatch);
     }
-    if !domain::order::CANCEL_REASONS.contains(&request.reason) {
+    if domain::order::CancelReason::parse(request.reason).is_none() {
         return Err(CancelError::BadReason);
     }
     if server.renews_at.is_none() {
@@ -114,7 +115,7 @@ pub async fn schedule(
         return Err(ServerError::NotFound.into());
     }
     let date = domain::time::format_date(at);
-    record_event(&mut tx, id, "cancel.scheduled", &date, now)
+    record_event(&mut tx, id, EventKind::CancelScheduled, &date, now)
         .await
         .map_err(ServerError::Db)?;
     audit::record(
@@ -229,7 +230,7 @@ pub async fn revoke(
     let name: String = server.try_get("name").context("reading the name")?;
     let renews_at = server.try_get("renews_at").context("reading the renewal")?;
     let change = Cancellation::Revoked { renews_at };
-    record_event(&mut tx, id, "cancel.revoked", "", now).await?;
+    record_event(&mut tx, id, EventKind::CancelRevoked, "", now).await?;
     audit::record(
         &mut *tx,
         &audit::Entry {
@@ -289,7 +290,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
         if let Some(host) = &host {
             host_event(&mut tx, host, "wiping", "cancelled", now).await?;
         }
-        record_event(&mut tx, &id, "cancelled", "", now).await?;
+        record_event(&mut tx, &id, EventKind::Cancelled, "", now).await?;
         jobs::enqueue(&mut tx, jobs::JobKind::Wipe, &id, now, now).await?;
         tx.commit().await.context("committing")?;
         ended += 1;
@@ -319,7 +320,7 @@ pub(crate) async fn wiped(db: &Db, clock: &Clock, server_id: &str) -> anyhow::Re
         .execute(&mut *tx)
         .await
         .context("detaching the server")?;
-    record_event(&mut tx, server_id, "wiped", "", now).await?;
+    record_event(&mut tx, server_id, EventKind::Wiped, "", now).await?;
     tx.commit().await.context("committing")?;
     Ok(())
 }

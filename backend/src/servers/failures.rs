@@ -4,6 +4,7 @@
 //! job waits and retries; the wait is downtime, which the SLA credits.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use sqlx::{Any, Row, Transaction};
 
 use super::record_event;
@@ -30,7 +31,7 @@ pub(crate) async fn host_failed(
         return Ok(());
     };
     start_downtime(tx, &server, reason, now).await?;
-    record_event(tx, &server, "host.failed", reason, now).await?;
+    record_event(tx, &server, EventKind::HostFailed, reason, now).await?;
     jobs::enqueue(tx, crate::jobs::JobKind::Rebuild, &server, now, now).await?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Mail about servers, in the recipient's language.
 
+use domain::server::EventKind;
 use domain::Lang;
 
 use crate::mail::Message;
@@ -127,7 +128,7 @@ pub fn cancellation(lang: Lang, m: &CancellationMail<'_>) -> Message {
 pub struct Notice<'a> {
     pub to: &'a str,
     pub server: &'a str,
-    pub kind: &'a str,
+    pub kind: EventKind,
     pub detail: &'a str,
     pub at: i64,
     /// A maintenance window's start and end.
@@ -147,84 +148,84 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
     });
     let window = window.as_deref().unwrap_or(n.detail);
     let (subject, text) = match (lang, n.kind) {
-        (Lang::En, "host.failed") => (
+        (Lang::En, EventKind::HostFailed) => (
             format!("{}: hardware failure, moving to another host", n.server),
             format!(
                 "The host of your server {} failed at {at} ({}), so the server is down.\n\nWe are rebuilding it on another free host at the same site. Its volumes and IP addresses stay the same. If no host is free, we will write again.\n\nThe time it is down counts against the SLA. If the month's availability ends below 99.99%, a credit note is issued when the month closes, with no claim needed: it comes off your next invoice, or is paid back to you if no invoice follows.",
                 n.server, n.detail
             ),
         ),
-        (Lang::Zh, "host.failed") => (
+        (Lang::Zh, EventKind::HostFailed) => (
             format!("{}：硬件故障，正在迁移到另一台主机", n.server),
             format!(
                 "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，月末会自动开具贷项通知单，无需申请：从您的下一张发票中扣除，之后没有发票则退还给您。",
                 n.server, n.detail
             ),
         ),
-        (Lang::En, "rebuild.waiting") => (
+        (Lang::En, EventKind::RebuildWaiting) => (
             format!("{}: waiting for a free host", n.server),
             format!(
                 "No host is free at your server {}'s site right now. It will be rebuilt as soon as one is, and we will write when it runs again.\n\nThe wait counts as downtime.",
                 n.server
             ),
         ),
-        (Lang::Zh, "rebuild.waiting") => (
+        (Lang::Zh, EventKind::RebuildWaiting) => (
             format!("{}：正在等待空闲主机", n.server),
             format!(
                 "您的服务器 {} 所在站点目前没有空闲主机。一旦有主机空出，我们会立即重建，恢复运行时会再通知您。\n\n等待时间计为停机时间。",
                 n.server
             ),
         ),
-        (Lang::En, "rebuilt") => (
+        (Lang::En, EventKind::Rebuilt) => (
             format!("{} is running again", n.server),
             format!(
                 "Your server {} was rebuilt on another host and has been running again since {at}, with the same volumes and IP addresses.",
                 n.server
             ),
         ),
-        (Lang::Zh, "rebuilt") => (
+        (Lang::Zh, EventKind::Rebuilt) => (
             format!("{} 已恢复运行", n.server),
             format!(
                 "您的服务器 {} 已在另一台主机上重建，自 {at} 起恢复运行，数据卷和 IP 地址不变。",
                 n.server
             ),
         ),
-        (Lang::En, "host.degraded") => (
+        (Lang::En, EventKind::HostDegraded) => (
             format!("{}: its host reports a fault", n.server),
             format!(
                 "The host of your server {} reports a fault ({}). The server still runs.\n\nWe will propose a maintenance window to replace the part. You can accept it or propose another time on the server's page. An accepted window does not count against the SLA.",
                 n.server, n.detail
             ),
         ),
-        (Lang::Zh, "host.degraded") => (
+        (Lang::Zh, EventKind::HostDegraded) => (
             format!("{}：所在主机报告故障", n.server),
             format!(
                 "您的服务器 {} 所在主机报告了故障（{}），服务器仍在运行。\n\n我们会提议一个维护时段来更换部件，您可以在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
                 n.server, n.detail
             ),
         ),
-        (Lang::En, "maintenance.proposed") => (
+        (Lang::En, EventKind::MaintenanceProposed) => (
             format!("{}: maintenance window proposed", n.server),
             format!(
                 "We propose to replace the faulty part of your server {}'s host in this window:\n\n{window}\n\nThe server is off during the window. Please accept it or propose another time on the server's page. An accepted window does not count against the SLA.",
                 n.server
             ),
         ),
-        (Lang::Zh, "maintenance.proposed") => (
+        (Lang::Zh, EventKind::MaintenanceProposed) => (
             format!("{}：维护时段提议", n.server),
             format!(
                 "我们提议在以下时段更换您的服务器 {} 所在主机的故障部件：\n\n{window}\n\n维护期间服务器关机。请在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
                 n.server
             ),
         ),
-        (Lang::En, "maintenance.accepted") => (
+        (Lang::En, EventKind::MaintenanceAccepted) => (
             format!("{}: maintenance window agreed", n.server),
             format!(
                 "The maintenance window for your server {} is agreed:\n\n{window}\n\nThe server is off during the window and starts again when the part is replaced. The window does not count against the SLA.",
                 n.server
             ),
         ),
-        (Lang::Zh, "maintenance.accepted") => (
+        (Lang::Zh, EventKind::MaintenanceAccepted) => (
             format!("{}：维护时段已确定", n.server),
             format!(
                 "您的服务器 {} 的维护时段已确定：\n\n{window}\n\n维护期间服务器关机，部件更换后重新启动。该时段不计入 SLA。",

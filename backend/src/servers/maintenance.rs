@@ -12,6 +12,8 @@ use sqlx::{Any, Row, Transaction};
 
 use super::failures::{end_downtime, start_downtime};
 use super::{record_event, Actor};
+use domain::server::{EventKind, ProposedBy, WindowState};
+
 use crate::db::new_id;
 use crate::{audit, Clock, Db};
 
@@ -25,10 +27,8 @@ pub struct Window {
     pub server_id: String,
     pub starts_at: i64,
     pub ends_at: i64,
-    /// proposed, accepted, declined, started, done, withdrawn
-    pub state: String,
-    /// staff or customer
-    pub proposed_by: String,
+    pub state: WindowState,
+    pub proposed_by: ProposedBy,
     pub note: String,
 }
 
@@ -39,8 +39,8 @@ impl Window {
             server_id: r.try_get("server_id")?,
             starts_at: r.try_get("starts_at")?,
             ends_at: r.try_get("ends_at")?,
-            state: r.try_get("state")?,
-            proposed_by: r.try_get("proposed_by")?,
+            state: crate::db::decode(r, "state", WindowState::parse)?,
+            proposed_by: crate::db::decode(r, "proposed_by", ProposedBy::parse)?,
             note: r.try_get("note")?,
         })
     }
@@ -161,7 +161,7 @@ pub async fn mark_degraded(
     .await
     .context("finding the host's server")?;
     if let Some(server) = server {
-        record_event(&mut tx, &server, "host.degraded", reason, now).await?;
+        record_event(&mut tx, &server, EventKind::HostDegraded, reason, now).await?;
         crate::support::open_for_degraded_host(&mut tx, &server, reason, now).await?;
     }
     staff_audit(
@@ -213,8 +213,7 @@ struct Proposal<'a> {
     host_id: &'a str,
     starts_at: i64,
     ends_at: i64,
-    /// staff or customer
-    by: &'a str,
+    by: ProposedBy,
     note: &'a str,
 }
 
@@ -251,7 +250,7 @@ async fn insert_window(
     .bind(host_id)
     .bind(starts_at)
     .bind(ends_at)
-    .bind(by)
+    .bind(by.as_str())
     .bind(note)
     .bind(now)
     .execute(&mut **tx)
@@ -290,12 +289,12 @@ pub async fn propose(
         host_id: &host,
         starts_at,
         ends_at,
-        by: "staff",
+        by: ProposedBy::Staff,
         note,
     };
     let id = insert_window(&mut tx, &proposal, now).await?;
     let when = domain::time::format_datetime(starts_at);
-    record_event(&mut tx, &server, "maintenance.proposed", &when, now).await?;
+    record_event(&mut tx, &server, EventKind::MaintenanceProposed, &when, now).await?;
     let detail = format!("{host_name}: {when}, {hours} h");
     staff_audit(&mut tx, actor, "maintenance.proposed", &detail, now).await?;
     tx.commit().await.context("committing")?;
@@ -328,36 +327,44 @@ pub async fn respond(
     .ok_or(MaintenanceError::NotFound)?;
     let host: String = window.try_get("host_id").context("host")?;
     let window = Window::from_row(&window)?;
-    if window.state != "proposed" || window.proposed_by != "staff" {
+    if window.state != WindowState::Proposed || window.proposed_by != ProposedBy::Staff {
         return Err(MaintenanceError::Settled);
     }
     let (action, detail) = match counter_start {
         None => {
-            settle(&mut tx, &window.id, "accepted", now).await?;
+            settle(&mut tx, &window.id, WindowState::Accepted, now).await?;
             (
-                "maintenance.accepted",
+                EventKind::MaintenanceAccepted,
                 domain::time::format_datetime(window.starts_at),
             )
         }
         Some(start) => {
             let hours = ((window.ends_at - window.starts_at) / 3600).max(1);
             let ends_at = check_time(now, start, hours)?;
-            settle(&mut tx, &window.id, "declined", now).await?;
+            settle(&mut tx, &window.id, WindowState::Declined, now).await?;
             let proposal = Proposal {
                 server_id,
                 host_id: &host,
                 starts_at: start,
                 ends_at,
-                by: "customer",
+                by: ProposedBy::Customer,
                 note: "",
             };
             insert_window(&mut tx, &proposal, now).await?;
-            ("maintenance.counter", domain::time::format_datetime(start))
+            (
+                EventKind::MaintenanceCounter,
+                domain::time::format_datetime(start),
+            )
         }
     };
     record_event(&mut tx, server_id, action, &detail, now).await?;
     actor
-        .audit(&mut tx, action, &format!("{server_id}: {detail}"), now)
+        .audit(
+            &mut tx,
+            action.as_str(),
+            &format!("{server_id}: {detail}"),
+            now,
+        )
         .await?;
     tx.commit().await.context("committing")?;
     Ok(())
@@ -387,7 +394,7 @@ pub async fn confirm(
     let starts_at: i64 = row.try_get("starts_at").context("start")?;
     // The customer sees the time agreed, not which staff member agreed it.
     let when = domain::time::format_datetime(starts_at);
-    record_event(&mut tx, &server, "maintenance.accepted", &when, now).await?;
+    record_event(&mut tx, &server, EventKind::MaintenanceAccepted, &when, now).await?;
     staff_audit(
         &mut tx,
         actor,
@@ -403,11 +410,11 @@ pub async fn confirm(
 async fn settle(
     tx: &mut Transaction<'_, Any>,
     window_id: &str,
-    state: &str,
+    state: WindowState,
     now: i64,
 ) -> anyhow::Result<()> {
     sqlx::query("update maintenance_windows set state = $1, decided_at = $2 where id = $3")
-        .bind(state)
+        .bind(state.as_str())
         .bind(now)
         .bind(window_id)
         .execute(&mut **tx)
@@ -484,7 +491,14 @@ pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
             .execute(&mut *tx)
             .await
             .context("taking the server down for maintenance")?;
-            record_event(&mut tx, &server, "maintenance.started", "", starts_at).await?;
+            record_event(
+                &mut tx,
+                &server,
+                EventKind::MaintenanceStarted,
+                "",
+                starts_at,
+            )
+            .await?;
             moved += 1;
         }
         tx.commit().await.context("committing")?;
@@ -537,7 +551,7 @@ pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
             .execute(&mut *tx)
             .await
             .context("clearing the host's fault")?;
-            record_event(&mut tx, &server, "maintenance.done", "", ends_at).await?;
+            record_event(&mut tx, &server, EventKind::MaintenanceDone, "", ends_at).await?;
             moved += 1;
         }
         tx.commit().await.context("committing")?;

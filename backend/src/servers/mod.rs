@@ -30,6 +30,7 @@ use crate::fleet::PowerAction;
 use crate::orders::split_list;
 use crate::sealing::Sealer;
 use crate::{audit, jobs, Clock, Db};
+use domain::server::EventKind;
 use domain::{PlanId, SiteCode};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +143,7 @@ impl Server {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerEvent {
     pub at: i64,
-    pub kind: String,
+    pub kind: EventKind,
     pub detail: String,
 }
 
@@ -217,7 +218,7 @@ pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<
     .map(|r| {
         Ok(ServerEvent {
             at: r.try_get("at")?,
-            kind: r.try_get("kind")?,
+            kind: crate::db::decode(r, "kind", EventKind::parse)?,
             detail: r.try_get("detail")?,
         })
     })
@@ -229,7 +230,7 @@ pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<
 pub async fn record_event(
     tx: &mut Transaction<'_, Any>,
     server_id: &str,
-    kind: &str,
+    kind: EventKind,
     detail: &str,
     at: i64,
 ) -> anyhow::Result<()> {
@@ -240,7 +241,7 @@ pub async fn record_event(
     .bind(new_id())
     .bind(server_id)
     .bind(at)
-    .bind(kind)
+    .bind(kind.as_str())
     .bind(detail)
     .bind(i64::from(!notices::mailed_about(kind)))
     .execute(&mut **tx)
@@ -306,7 +307,7 @@ pub async fn rename(
     if done.rows_affected() == 0 {
         return Err(ServerError::NotFound);
     }
-    record_event(&mut tx, id, "renamed", &name, now).await?;
+    record_event(&mut tx, id, EventKind::Renamed, &name, now).await?;
     tx.commit().await.context("committing the rename")?;
     Ok(())
 }
@@ -339,7 +340,7 @@ pub async fn power(
         };
     }
     let kind = action.job().as_str();
-    record_event(&mut tx, id, &format!("{kind}.requested"), actor.email, now).await?;
+    record_event(&mut tx, id, action.events().0, actor.email, now).await?;
     jobs::enqueue(&mut tx, action.job(), id, now, now).await?;
     actor
         .audit(&mut tx, &format!("server.{kind}"), id, now)
@@ -383,7 +384,7 @@ pub async fn take_root_password(
     if cleared.rows_affected() == 0 {
         return Ok(None);
     }
-    record_event(&mut tx, id, "root_password.shown", actor.email, now).await?;
+    record_event(&mut tx, id, EventKind::RootPasswordShown, actor.email, now).await?;
     audit::record(
         &mut *tx,
         &audit::Entry {

@@ -5,6 +5,7 @@
 //! neither loses nor doubles a notice.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use domain::Lang;
 use sqlx::Row;
 
@@ -12,16 +13,16 @@ use super::mail_texts::{self, Notice};
 use crate::{mail, Clock, Db};
 
 /// Event kinds the owners and technical members hear about by mail.
-const MAILED: &[&str] = &[
-    "host.failed",
-    "rebuild.waiting",
-    "rebuilt",
-    "host.degraded",
-    "maintenance.proposed",
-    "maintenance.accepted",
+const MAILED: &[EventKind] = &[
+    EventKind::HostFailed,
+    EventKind::RebuildWaiting,
+    EventKind::Rebuilt,
+    EventKind::HostDegraded,
+    EventKind::MaintenanceProposed,
+    EventKind::MaintenanceAccepted,
 ];
 
-pub fn mailed_about(kind: &str) -> bool {
+pub fn mailed_about(kind: EventKind) -> bool {
     MAILED.contains(&kind)
 }
 
@@ -40,7 +41,7 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
     for row in due {
         let event_id: String = row.try_get("id")?;
         let server_id: String = row.try_get("server_id")?;
-        let kind: String = row.try_get("kind")?;
+        let kind = crate::db::decode(&row, "kind", EventKind::parse)?;
         let detail: String = row.try_get("detail")?;
         let at: i64 = row.try_get("at")?;
         let name: String = row.try_get("name")?;
@@ -55,7 +56,7 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
         if claimed.rows_affected() != 1 {
             continue;
         }
-        let window = window_of(&mut tx, &server_id, &kind).await?;
+        let window = window_of(&mut tx, &server_id, kind).await?;
         // Billing members see money only; the server's news goes to the
         // people who run it.
         let team = sqlx::query(
@@ -78,7 +79,7 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
             let notice = Notice {
                 to: &to,
                 server: &name,
-                kind: &kind,
+                kind,
                 detail: &detail,
                 at,
                 window,
@@ -142,11 +143,11 @@ pub(crate) async fn tell_owners(
 async fn window_of(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     server_id: &str,
-    kind: &str,
+    kind: EventKind,
 ) -> anyhow::Result<Option<(i64, i64)>> {
     let state = match kind {
-        "maintenance.proposed" => "proposed",
-        "maintenance.accepted" => "accepted",
+        EventKind::MaintenanceProposed => "proposed",
+        EventKind::MaintenanceAccepted => "accepted",
         _ => return Ok(None),
     };
     let row = sqlx::query(
@@ -170,7 +171,7 @@ mod tests {
     /// and linking its page; maintenance mails give the window.
     #[test]
     fn every_mailed_kind_has_a_mail_in_both_languages() {
-        for kind in MAILED {
+        for &kind in MAILED {
             for lang in [Lang::Zh, Lang::En] {
                 let notice = Notice {
                     to: "ops@example.com",
@@ -185,7 +186,7 @@ mod tests {
                     .unwrap_or_else(|| panic!("{kind} has no {lang:?} mail"));
                 assert!(message.subject.contains("trainer-7"), "{kind} {lang:?}");
                 assert!(message.body.contains(notice.link), "{kind} {lang:?}");
-                if kind.starts_with("maintenance.") {
+                if kind.as_str().starts_with("maintenance.") {
                     assert!(
                         message
                             .body
@@ -197,7 +198,7 @@ mod tests {
             }
         }
         assert!(
-            !mailed_about("snapshot.ready"),
+            !mailed_about(EventKind::SnapshotReady),
             "routine events are not mailed"
         );
     }

@@ -9,6 +9,8 @@
 //! (so nothing is charged) and a healthy host goes back to stock.
 
 use anyhow::Context;
+use domain::order::OrderFailure;
+use domain::server::{BillingState, EventKind};
 use sqlx::Row;
 
 use super::{get_any, record_event, Server, ServerState, Step};
@@ -47,7 +49,7 @@ impl Runner {
                 return Ok(Outcome::Done);
             }
             let Some(host) = server.host_name.clone() else {
-                self.fail(&server, "no_host").await?;
+                self.fail(&server, OrderFailure::NoHost).await?;
                 return Ok(Outcome::Done);
             };
             match self.fleet.provision_step(&host, current, &spec).await {
@@ -72,7 +74,7 @@ impl Runner {
                 }
                 Err(FleetError::Unavailable(reason)) => {
                     if job.attempts >= MAX_ATTEMPTS {
-                        self.fail(&server, "fleet_unavailable").await?;
+                        self.fail(&server, OrderFailure::FleetUnavailable).await?;
                         return Ok(Outcome::Done);
                     }
                     return Ok(Outcome::RetryAt(
@@ -122,7 +124,7 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("starting provisioning")?;
-        record_event(&mut tx, &server.id, "provisioning.started", "", now).await?;
+        record_event(&mut tx, &server.id, EventKind::ProvisioningStarted, "", now).await?;
         tx.commit().await.context("committing")?;
         Ok(())
     }
@@ -213,11 +215,11 @@ impl Runner {
         if server.term_start.is_some() {
             // A rebuild after a host failure: the server is back.
             super::failures::end_downtime(&mut tx, &server.id, now).await?;
-            record_event(&mut tx, &server.id, "rebuilt", "", now).await?;
+            record_event(&mut tx, &server.id, EventKind::Rebuilt, "", now).await?;
             tx.commit().await.context("committing")?;
             return Ok(());
         }
-        record_event(&mut tx, &server.id, "running", "", now).await?;
+        record_event(&mut tx, &server.id, EventKind::Running, "", now).await?;
         let orderer = sqlx::query(
             "select u.email, u.lang, s.ipv4, s.ipv6 from orders o join users u on u.id = o.user_id \
              join servers s on s.order_id = o.id where o.id = $1",
@@ -265,7 +267,7 @@ impl Runner {
         let mut tx = self.db.begin().await?;
         self.release_host(&mut tx, &server.id, "failed", reason, now)
             .await?;
-        record_event(&mut tx, &server.id, "host.fault", reason, now).await?;
+        record_event(&mut tx, &server.id, EventKind::HostFault, reason, now).await?;
         let next = if attempts + 1 < MAX_HOSTS {
             take_host(
                 &self.db,
@@ -287,7 +289,7 @@ impl Runner {
                 .await
                 .context("detaching the server")?;
             tx.commit().await.context("committing")?;
-            self.fail(server, "no_healthy_host").await?;
+            self.fail(server, OrderFailure::NoHealthyHost).await?;
             return Ok(None);
         };
         sqlx::query(
@@ -300,7 +302,14 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("moving the server")?;
-        record_event(&mut tx, &server.id, "provisioning.moved", &host_name, now).await?;
+        record_event(
+            &mut tx,
+            &server.id,
+            EventKind::ProvisioningMoved,
+            &host_name,
+            now,
+        )
+        .await?;
         tx.commit().await.context("committing")?;
         get_any(&self.db, &server.id).await
     }
@@ -334,7 +343,8 @@ impl Runner {
 
     /// Ends provisioning for good: the order fails (so nothing is charged)
     /// and the host, if still attached and healthy, returns to stock.
-    async fn fail(&self, server: &Server, reason: &str) -> anyhow::Result<()> {
+    async fn fail(&self, server: &Server, failure: OrderFailure) -> anyhow::Result<()> {
+        let reason = failure.as_str();
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
         self.release_host(&mut tx, &server.id, "free", reason, now)
@@ -356,7 +366,7 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("failing the order")?;
-        record_event(&mut tx, &server.id, "failed", reason, now).await?;
+        record_event(&mut tx, &server.id, EventKind::Failed, reason, now).await?;
         tx.commit().await.context("committing")?;
         Ok(())
     }
@@ -368,20 +378,19 @@ impl Runner {
         if server.state != ServerState::Rebooting {
             return Ok(Outcome::Done);
         }
-        let kind = action.as_str();
         let result = match &server.host_name {
             Some(host) => self.fleet.power(host, action).await,
             None => Err(FleetError::HostFault("no host".into())),
         };
         let event = match result {
-            Ok(()) => format!("{kind}.done"),
+            Ok(()) => action.events().1,
             Err(FleetError::Unavailable(reason)) if job.attempts < MAX_ATTEMPTS => {
                 return Ok(Outcome::RetryAt(
                     self.clock.now() + 10 * job.attempts,
                     reason,
                 ));
             }
-            Err(_) => format!("{kind}.failed"),
+            Err(_) => action.events().2,
         };
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
@@ -393,7 +402,7 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("finishing the power action")?;
-        record_event(&mut tx, &server.id, &event, "", now).await?;
+        record_event(&mut tx, &server.id, event, "", now).await?;
         tx.commit().await.context("committing")?;
         Ok(Outcome::Done)
     }
@@ -422,17 +431,18 @@ impl Runner {
     /// Sets the host's public network to what the server's billing state
     /// asks for now (cut while suspended) and records it on the server.
     async fn apply_network(&self, server_id: &str, host: &str) -> anyhow::Result<()> {
-        let billing: String = sqlx::query_scalar("select billing_state from servers where id = $1")
+        let row = sqlx::query("select billing_state from servers where id = $1")
             .bind(server_id)
             .fetch_one(&self.db.pool)
             .await
             .context("reading the billing state")?;
-        let enabled = billing != "suspended";
+        let billing = crate::db::decode(&row, "billing_state", BillingState::parse)?;
+        let enabled = billing != BillingState::Suspended;
         self.fleet.set_network(host, enabled).await?;
         let kind = if enabled {
-            "network.restored"
+            EventKind::NetworkRestored
         } else {
-            "network.cut"
+            EventKind::NetworkCut
         };
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
@@ -454,7 +464,7 @@ impl Runner {
         })
         .transpose()?;
         let changed = match &last {
-            Some((k, h)) => k != kind || h != host,
+            Some((k, h)) => k != kind.as_str() || h != host,
             None => !enabled,
         };
         if changed {
@@ -495,7 +505,7 @@ impl Runner {
             .await?;
             let Some((host_id, host_name)) = next else {
                 if job.attempts == 1 {
-                    record_event(&mut tx, &server.id, "rebuild.waiting", "", now).await?;
+                    record_event(&mut tx, &server.id, EventKind::RebuildWaiting, "", now).await?;
                     tx.commit().await.context("committing")?;
                 }
                 // Checked again every minute; operators rack or repair hosts.
@@ -511,7 +521,14 @@ impl Runner {
                 .execute(&mut *tx)
                 .await
                 .context("moving the server")?;
-            record_event(&mut tx, &server.id, "rebuild.started", &host_name, now).await?;
+            record_event(
+                &mut tx,
+                &server.id,
+                EventKind::RebuildStarted,
+                &host_name,
+                now,
+            )
+            .await?;
             tx.commit().await.context("committing")?;
         }
         self.provision(job).await

@@ -6,6 +6,7 @@
 //! mailed that it was reset, never what it is.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use domain::Lang;
 use sqlx::Row;
 
@@ -19,9 +20,9 @@ use crate::{mail, Clock, Db};
 
 /// Server history: asked for, set by the Fleet, or given up. The page
 /// (`app::portal::root_password`) reads the newest of them.
-pub const REQUESTED: &str = "root_password.reset_requested";
-pub const DONE: &str = "root_password.reset";
-pub const FAILED: &str = "root_password.reset_failed";
+pub const REQUESTED: EventKind = EventKind::RootPasswordResetRequested;
+pub const DONE: EventKind = EventKind::RootPasswordReset;
+pub const FAILED: EventKind = EventKind::RootPasswordResetFailed;
 
 /// The audit log's word for the request.
 const AUDITED: &str = "server.root_password_reset";

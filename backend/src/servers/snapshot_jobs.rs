@@ -10,6 +10,7 @@ use super::{record_event, ServerState, SnapshotState, Step};
 use crate::fleet::{FleetError, RESTORE_PARTS};
 use crate::jobs::{self, Job, Outcome};
 use crate::worker::Runner;
+use domain::server::EventKind;
 
 impl Runner {
     fn retry_or(&self, job: &Job, error: &FleetError) -> Option<Outcome> {
@@ -35,11 +36,11 @@ impl Runner {
             Ok(size) => (
                 "ready",
                 i64::try_from(size).unwrap_or(i64::MAX),
-                "snapshot.ready",
+                EventKind::SnapshotReady,
             ),
             Err(error) => match self.retry_or(job, &error) {
                 Some(retry) => return Ok(retry),
-                None => ("failed", 0, "snapshot.failed"),
+                None => ("failed", 0, EventKind::SnapshotFailed),
             },
         };
         let mut tx = self.db.begin().await?;
@@ -79,7 +80,7 @@ impl Runner {
             .await
             .context("reading the restore's progress")?;
         let first = u32::try_from(done / (100 / i64::from(RESTORE_PARTS))).unwrap_or(0);
-        let mut outcome = "snapshot.restore.done";
+        let mut outcome = EventKind::SnapshotRestoreDone;
         for part in first..RESTORE_PARTS {
             if !jobs::renew(&self.db, job, &self.owner, self.clock.now()).await? {
                 return Ok(Outcome::RetryAt(self.clock.now(), "lease lost".into()));
@@ -93,7 +94,7 @@ impl Runner {
                 Err(error) => match self.retry_or(job, &error) {
                     Some(retry) => return Ok(retry),
                     None => {
-                        outcome = "snapshot.restore.failed";
+                        outcome = EventKind::SnapshotRestoreFailed;
                         break;
                     }
                 },

@@ -6,6 +6,7 @@
 //! it is wiped.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -176,7 +177,7 @@ pub async fn take(
     .execute(&mut *tx)
     .await
     .context("recording the snapshot")?;
-    record_event(&mut tx, server_id, "snapshot.requested", &name, now).await?;
+    record_event(&mut tx, server_id, EventKind::SnapshotRequested, &name, now).await?;
     jobs::enqueue(&mut tx, jobs::JobKind::SnapshotTake, &id, now, now).await?;
     actor
         .audit(
@@ -232,7 +233,7 @@ pub async fn restore(
     record_event(
         &mut tx,
         server_id,
-        "snapshot.restore.started",
+        EventKind::SnapshotRestoreStarted,
         &snapshot.name,
         now,
     )
@@ -280,7 +281,14 @@ pub async fn delete(
     if done.rows_affected() != 1 {
         return Err(SnapshotError::Busy);
     }
-    record_event(&mut tx, server_id, "snapshot.deleted", &snapshot.name, now).await?;
+    record_event(
+        &mut tx,
+        server_id,
+        EventKind::SnapshotDeleted,
+        &snapshot.name,
+        now,
+    )
+    .await?;
     jobs::enqueue(
         &mut tx,
         jobs::JobKind::SnapshotDelete,

@@ -84,7 +84,7 @@ pub async fn open(db: &Db, clock: &Clock, new: &NewRequest<'_>) -> Result<String
     .context("opening the support request")?;
     let name = writes::member_name(&mut tx, new.user_id, new.email).await?;
     let author = Author {
-        kind: "customer",
+        kind: domain::support::AuthorKind::Customer,
         user_id: Some(new.user_id),
         name: &name,
     };
@@ -172,7 +172,7 @@ pub async fn reply_as_member(
     .context("recording the reply")?;
     let name = writes::member_name(&mut tx, who.user_id, who.email).await?;
     let author = Author {
-        kind: "customer",
+        kind: domain::support::AuthorKind::Customer,
         user_id: Some(who.user_id),
         name: &name,
     };

@@ -69,7 +69,7 @@ pub async fn attach_server_facts(
     }
     let mut tx = db.begin().await?;
     let system = Author {
-        kind: "system",
+        kind: domain::support::AuthorKind::System,
         user_id: None,
         name: "system",
     };

@@ -68,7 +68,7 @@ pub async fn remind_and_close(db: &Db, clock: &Clock, base_url: &str) -> anyhow:
         }
         close(&mut tx, &id, "auto", now).await?;
         let system = Author {
-            kind: "system",
+            kind: domain::support::AuthorKind::System,
             user_id: None,
             name: "system",
         };
@@ -174,7 +174,7 @@ pub async fn open_for_degraded_host(
     .await
     .context("opening the hardware thread")?;
     let system = Author {
-        kind: "system",
+        kind: domain::support::AuthorKind::System,
         user_id: None,
         name: "system",
     };

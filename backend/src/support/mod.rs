@@ -32,7 +32,7 @@ pub const AUTO_CLOSE_SECS: i64 = 7 * 86_400;
 pub const REMIND_AFTER_SECS: i64 = 6 * 86_400;
 pub const REOPEN_SECS: i64 = 30 * 86_400;
 
-pub use domain::support::{Category, State};
+pub use domain::support::{AuthorKind, Category, State};
 
 /// The categories `role` sees, as a SQL list of literals (from the enum
 /// only, never from input): `'account', 'other'`.
@@ -122,7 +122,7 @@ pub struct Message {
     pub id: String,
     pub author_name: String,
     /// `customer`, `staff` or `system`.
-    pub author_kind: String,
+    pub author_kind: AuthorKind,
     pub internal: bool,
     pub body: String,
     pub created_at: i64,

@@ -3,6 +3,7 @@
 //! staff queue and thread.
 
 use anyhow::Context;
+use domain::support::AuthorKind;
 use domain::{Lang, Role};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -132,7 +133,7 @@ async fn thread(db: &Db, row: &AnyRow, with_internal: bool) -> anyhow::Result<Th
         Ok(Message {
             id: r.try_get("id")?,
             author_name: r.try_get("author_name")?,
-            author_kind: r.try_get("author_kind")?,
+            author_kind: crate::db::decode(r, "author_kind", AuthorKind::parse)?,
             internal: r.try_get::<i64, _>("internal")? == 1,
             body: r.try_get("body")?,
             created_at: r.try_get("created_at")?,

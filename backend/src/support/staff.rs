@@ -43,7 +43,7 @@ pub async fn reply_as_staff(
     .await
     .context("recording the answer")?;
     let author = Author {
-        kind: "staff",
+        kind: domain::support::AuthorKind::Staff,
         user_id: Some(staff.user_id),
         name: staff.name,
     };
@@ -78,7 +78,7 @@ pub async fn note(
         .await?
         .ok_or(SupportError::NotFound)?;
     let author = Author {
-        kind: "staff",
+        kind: domain::support::AuthorKind::Staff,
         user_id: Some(staff.user_id),
         name: staff.name,
     };

@@ -50,8 +50,7 @@ pub(super) async fn current(
 
 /// Who wrote a message.
 pub(super) struct Author<'a> {
-    /// `customer`, `staff` or `system`.
-    pub kind: &'a str,
+    pub kind: domain::support::AuthorKind,
     pub user_id: Option<&'a str>,
     pub name: &'a str,
 }
@@ -70,7 +69,7 @@ pub(super) async fn add_message(
     )
     .bind(new_id())
     .bind(request_id)
-    .bind(author.kind)
+    .bind(author.kind.as_str())
     .bind(author.user_id)
     .bind(author.name)
     .bind(i64::from(internal))

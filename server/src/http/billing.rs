@@ -2,12 +2,13 @@
 //! PDFs, the CSV export. Technical members see none of it; finance (staff)
 //! is in `finance.rs`.
 
-use app::portal::billing::{BillingView, InvoiceRow, STATUSES};
+use app::portal::billing::{BillingView, InvoiceRow};
 use app::portal::invoice::{InvoiceView, SellerView};
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use backend::billing::credit;
 use backend::billing::invoices::{self, Invoice, InvoiceFilter};
+use domain::invoice::InvoiceStatus;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
     InvoiceRow {
         id: i.id.clone(),
         number: i.number.clone().unwrap_or_default(),
-        status: i.status.clone(),
+        status: i.status,
         overdue: i.overdue(now),
         issued_at: i.issued_at,
         due_at: i.due_at,
@@ -58,11 +59,8 @@ impl InvoiceQuery {
     /// that parses, else none.
     fn filter(&self) -> InvoiceFilter {
         InvoiceFilter {
-            status: if STATUSES.contains(&self.status.as_str()) {
-                self.status.clone()
-            } else {
-                String::new()
-            },
+            status: InvoiceStatus::parse(&self.status)
+                .filter(|s| InvoiceStatus::LISTED.contains(s)),
             month: if invoices::month_bounds(&self.month).is_some() {
                 self.month.clone()
             } else {

@@ -34,7 +34,7 @@ pub(super) async fn profile_values(
         let check = stored.vat_id_check.as_ref()?;
         Some(VatIdCheckView {
             vat_id: vat_id.to_owned(),
-            status: check.state.as_str().to_owned(),
+            status: check.state,
             name: check.name.clone(),
             checked_at: check.checked_at,
             country: stored.country.clone(),

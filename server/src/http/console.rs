@@ -14,6 +14,7 @@ use axum::Json;
 use backend::console::{self, ConsoleError, Opening};
 use backend::fleet::ConsoleKind;
 use backend::servers;
+use domain::server::ConsoleClosed;
 use futures_util::{SinkExt, StreamExt};
 use http::request::Parts;
 use http::{header, StatusCode};
@@ -68,7 +69,7 @@ async fn console_page(
     let view = ConsoleView {
         server_id: server.id,
         server_name: server.name,
-        kind: kind.as_str().to_owned(),
+        kind,
         unavailable,
     };
     let mut response = page(&state, parts, view).await?;
@@ -137,8 +138,8 @@ async fn ticket(
         }))
         .into_response(),
         Err(ConsoleError::NotFound) => json_error(StatusCode::NOT_FOUND, t.console_refused),
-        Err(ConsoleError::NotAvailable(state)) => {
-            json_error(StatusCode::CONFLICT, (t.console_unavailable)(&state))
+        Err(ConsoleError::NotAvailable(why)) => {
+            json_error(StatusCode::CONFLICT, (t.console_closed_why)(why))
         }
         Err(error) => {
             tracing::error!(error = %error, "issuing a console ticket failed");
@@ -236,17 +237,17 @@ async fn relay(
     socket: WebSocket,
 ) {
     let (mut to_browser, mut from_browser) = socket.split();
-    let close = |reason: String| {
+    let close = |why: ConsoleClosed| {
         Message::Close(Some(CloseFrame {
             code: CLOSED_BY_PORTAL,
-            reason: reason.into(),
+            reason: why.as_str().into(),
         }))
     };
     let bmc = match connect(&endpoint).await {
         Ok(stream) => stream,
         Err(error) => {
             tracing::warn!(%error, host = %opening.host_name, "connecting to the BMC failed");
-            let _ = to_browser.send(close(console::UNREACHABLE.into())).await;
+            let _ = to_browser.send(close(ConsoleClosed::Unreachable)).await;
             return;
         }
     };
@@ -293,8 +294,8 @@ async fn relay(
                     }
                 }
                 if let Some(reason) = console::reason_to_close(&state.db, &state.clock, &opening).await {
-                    let _ = to_browser.send(close(reason.clone())).await;
-                    break reason;
+                    let _ = to_browser.send(close(reason)).await;
+                    break reason.to_string();
                 }
             }
         }

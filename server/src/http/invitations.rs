@@ -69,7 +69,7 @@ pub async fn invite_page(
             organization: f.organization,
             inviter: f.inviter,
             email: f.email,
-            role: f.role.as_str().to_owned(),
+            role: Some(f.role),
         },
         None => InviteView {
             token: token.clone(),
@@ -77,7 +77,7 @@ pub async fn invite_page(
             organization: String::new(),
             inviter: String::new(),
             email: String::new(),
-            role: String::new(),
+            role: None,
         },
     };
     if current.is_none() && view.state == InviteState::Open {

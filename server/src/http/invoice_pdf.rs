@@ -132,7 +132,7 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
         row.amount_due.format(lang),
         true,
     ));
-    let payment_lines = if row.status == "open" {
+    let payment_lines = if row.status == domain::invoice::InvoiceStatus::Open {
         vec![
             b.invoice_pay_by_transfer.to_owned(),
             format!("{}: {}", b.invoice_iban, v.seller.iban),

@@ -72,7 +72,7 @@ async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result
                 user_id: m.user_id,
                 name: m.name,
                 email: m.email,
-                role: m.role.as_str().to_owned(),
+                role: m.role,
             })
             .collect(),
         pending: pending
@@ -80,7 +80,7 @@ async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result
             .map(|i| PendingRow {
                 id: i.id,
                 email: i.email,
-                role: i.role.as_str().to_owned(),
+                role: i.role,
                 expires_at: i.expires_at,
             })
             .collect(),

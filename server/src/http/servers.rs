@@ -84,7 +84,7 @@ fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
         site_code: s.site_code.to_string(),
         state,
         progress: s.progress,
-        step: s.step.as_str().to_owned(),
+        step: s.step,
         os_image: s.os_image,
         addons: s.addons,
         ssh_keys,
@@ -112,7 +112,8 @@ pub fn window_row(w: backend::servers::maintenance::Window) -> app::portal::main
         state: w.state,
         proposed_by: w.proposed_by,
         note: w.note,
-        ..Default::default()
+        host: String::new(),
+        server: String::new(),
     }
 }
 
@@ -258,7 +259,7 @@ async fn progress(
         "state_label": (o.server_state)(shown),
         "state": shown,
         "progress": s.progress,
-        "step_label": (o.step_label)(s.step.as_str()),
+        "step_label": (o.step_label)(s.step),
         "ipv4": s.ipv4,
         "ipv6": s.ipv6,
         "done": !shown.in_progress(),

@@ -168,7 +168,7 @@ async fn thread_page(
         })
         .collect();
     let open = InvoiceFilter {
-        status: "open".to_owned(),
+        status: Some(domain::invoice::InvoiceStatus::Open),
         month: String::new(),
     };
     let invoices = invoices::list(&state.db, Some(&org), &open)

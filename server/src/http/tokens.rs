@@ -50,7 +50,7 @@ fn row(t: ApiToken, m: &Membership) -> TokenRow {
         id: t.id,
         name: t.name,
         prefix: t.prefix,
-        scopes: t.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+        scopes: t.scopes.clone(),
         creator_email: t.creator_email,
         created_at: t.created_at,
         expires_at: t.expires_at,
@@ -71,10 +71,7 @@ async fn view_of(
     let tokens = api_tokens::list(&state.db, &m.organization_id, only).await?;
     Ok(TokensView {
         tokens: tokens.into_iter().map(|t| row(t, m)).collect(),
-        offered: api_tokens::scopes_for(m.role)
-            .iter()
-            .map(|s| s.as_str().to_owned())
-            .collect(),
+        offered: api_tokens::scopes_for(m.role).to_vec(),
         owner,
         now: state.clock.now(),
         created,

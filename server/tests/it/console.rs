@@ -220,9 +220,7 @@ async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
 /// `backend::fleet::disks`).
 async fn the_console_boots_the_ordered_image_under_the_servers_name(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
+    app.rack("fra", "g-ada", 1);
     let host = app.host_names("fra", "g-ada", "free").remove(0);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let fields = [("name", "train-fra-01"), ("image", "debian-13")];

@@ -28,9 +28,7 @@ async fn console_tunnel_figures() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
     let app = TestApp::spawn(db).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
+    app.rack("fra", "g-ada", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app
         .place_order(&owner, "g-ada", "fra", &[("name", "bench-1")])

@@ -19,9 +19,7 @@ on_both_databases!(
 /// the daily limit (20) is placed, the rest are refused with 429.
 async fn the_daily_limit_holds_under_concurrency(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "lax", "--plan", "g-ada", "--count", "30",
-    ]);
+    app.rack("lax", "g-ada", 30);
     let buyer = app.member("one@example.com", "Buyer", "Solo").await;
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..40 {

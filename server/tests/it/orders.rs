@@ -19,9 +19,7 @@ async fn an_organization_places_at_most_twenty_orders_a_day_in_either_language(d
     let clock = backend::Clock::manual(1_796_000_000);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "dal", "--plan", "g-ada", "--count", "30",
-    ]);
+    app.rack("dal", "g-ada", 30);
     for n in 0..backend::orders::DAILY_ORDER_LIMIT {
         let page = app
             .place_order(&owner, "g-ada", "dal", &[("name", &format!("n{n}"))])

@@ -352,9 +352,7 @@ fn chart_width(body: &str) -> i64 {
 async fn a_new_server_shows_telemetry_only_since_its_delivery(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
+    app.rack("fra", "g-ada", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app.place_order(&owner, "g-ada", "fra", &[]).await;
     let id = server_id(page.location());

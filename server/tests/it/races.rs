@@ -43,9 +43,7 @@ async fn token(app: &TestApp, browser: &reqwest::Client, page: &str) -> String {
 async fn two_replicas_spend_a_credit_note_once(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "2",
-    ]);
+    app.rack("fra", "g-ada", 2);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     for name in ["billed-1", "billed-2"] {
         let page = app
@@ -188,9 +186,7 @@ async fn two_owners_demoting_each_other_leave_an_owner(db: TestDb) {
 /// one is taken, the rest are refused, and five snapshots remain.
 async fn parallel_snapshots_stay_within_the_quota(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "ams", "--plan", "g-l40s", "--count", "1",
-    ]);
+    app.rack("ams", "g-l40s", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app
         .place_order(&owner, "g-l40s", "ams", &[("name", "lab-1")])

@@ -157,9 +157,7 @@ async fn a_reset_is_refused_while_the_server_is_not_running(db: TestDb) {
         c.fleet_dev_step_ms = 3_600_000;
     })
     .await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-    ]);
+    app.rack("fra", "g-ada", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app.place_order(&owner, "g-ada", "fra", &[]).await;
     let id = server_id(page.location());

@@ -47,9 +47,7 @@ async fn chinese_member(app: &TestApp, email: &str, company: &str) -> reqwest::C
 
 /// Orders a G-L40S in Tokyo named `name` and waits until it runs.
 async fn running(app: &TestApp, browser: &reqwest::Client, name: &str) -> String {
-    app.ops_ok(&[
-        "hosts", "add", "--site", "tyo", "--plan", "g-l40s", "--count", "1",
-    ]);
+    app.rack("tyo", "g-l40s", 1);
     let page = app
         .place_order(browser, "g-l40s", "tyo", &[("name", name)])
         .await;

@@ -29,9 +29,7 @@ fn snapshot_id(body: &str, name: &str) -> String {
 async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
-    app.ops_ok(&[
-        "hosts", "add", "--site", "ams", "--plan", "g-l40s", "--count", "1",
-    ]);
+    app.rack("ams", "g-l40s", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app
         .place_order(&owner, "g-l40s", "ams", &[("name", "lab-1")])

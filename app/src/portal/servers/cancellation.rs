@@ -60,9 +60,9 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
             view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
         })
         .collect_view();
-    let reasons = domain::order::CANCEL_REASONS
+    let reasons = domain::order::CancelReason::ALL
         .iter()
-        .map(|r| view! { <option value=*r>{(o.cancel_reason_label)(r)}</option> })
+        .map(|r| view! { <option value=r.as_str()>{(o.cancel_reason_label)(*r)}</option> })
         .collect_view();
     view! {
         <section class="danger-zone" aria-labelledby="cancel-title">

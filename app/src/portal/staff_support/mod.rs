@@ -7,7 +7,7 @@
 pub mod queue;
 pub mod thread;
 
-use domain::support::{Category, State};
+use domain::support::{AuthorKind, Category, State};
 use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -55,11 +55,10 @@ pub struct QueueView {
 }
 
 /// One message of a thread, oldest first.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MessageRow {
     pub author: String,
-    /// `customer`, `staff` or `system`.
-    pub kind: String,
+    pub kind: AuthorKind,
     pub internal: bool,
     pub body: String,
     pub at: i64,

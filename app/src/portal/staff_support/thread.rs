@@ -3,7 +3,7 @@
 //! system messages marked), the reply, note, assign and close forms, and
 //! beside it the organization's servers, plans and open invoices.
 
-use domain::support::State;
+use domain::support::{AuthorKind, State};
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -120,10 +120,10 @@ fn scaling(lang: Lang, plan: ScalingRow) -> impl IntoView {
 /// messages, the text with its line breaks.
 fn message(lang: Lang, m: MessageRow) -> impl IntoView {
     let s = staff_support(lang);
-    let kind = match m.kind.as_str() {
-        "customer" => s.author_customer,
-        "staff" => s.author_staff,
-        _ => s.system_badge,
+    let kind = match m.kind {
+        AuthorKind::Customer => s.author_customer,
+        AuthorKind::Staff => s.author_staff,
+        AuthorKind::System => s.system_badge,
     };
     let class = if m.internal {
         "card support-message support-internal".to_owned()
@@ -138,7 +138,7 @@ fn message(lang: Lang, m: MessageRow) -> impl IntoView {
         None
     };
     view! {
-        <article class=class data-kind=m.kind.clone() data-internal=m.internal.then_some("true")>
+        <article class=class data-kind=m.kind.as_str() data-internal=m.internal.then_some("true")>
             <header>
                 <strong dir="auto">{m.author}</strong>
                 " · "{kind}" · "

@@ -8,7 +8,7 @@ pub mod list;
 pub mod new;
 pub mod thread;
 
-use domain::support::{Category, State};
+use domain::support::{AuthorKind, Category, State};
 use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -64,11 +64,10 @@ pub struct ScalingView {
     pub timeline: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MessageView {
     pub author: String,
-    /// `customer`, `staff` or `system`.
-    pub kind: String,
+    pub kind: AuthorKind,
     pub body: String,
     pub created_at: i64,
 }

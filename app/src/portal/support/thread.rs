@@ -2,7 +2,7 @@
 //! messages oldest first, and what the member can do next: reply, close,
 //! or reopen within 30 days of closing.
 
-use domain::support::State;
+use domain::support::{AuthorKind, State};
 use domain::Lang;
 use leptos::prelude::*;
 
@@ -85,10 +85,10 @@ pub fn SupportThreadPage() -> impl IntoView {
 #[component]
 fn Message(lang: Lang, message: MessageView) -> impl IntoView {
     let s = support(lang);
-    let author = match message.kind.as_str() {
-        "staff" => s.support_team.to_owned(),
-        "system" => s.system_author.to_owned(),
-        _ => message.author,
+    let author = match message.kind {
+        AuthorKind::Staff => s.support_team.to_owned(),
+        AuthorKind::System => s.system_author.to_owned(),
+        AuthorKind::Customer => message.author,
     };
     let class = format!("support-message from-{}", message.kind);
     view! {

@@ -8,6 +8,7 @@
 //! Stripe itself.
 
 use anyhow::Context;
+use domain::server::EventKind;
 use sqlx::{Any, Row, Transaction};
 use stripe_shared::{
     CheckoutSession, CheckoutSessionPaymentStatus, Invoice, InvoiceStatus, Subscription,
@@ -815,7 +816,16 @@ pub(super) async fn subscription(
             .context("scheduling the end Stripe decided")?;
             let date = domain::time::format_date(at);
             let detail = format!("{name} {date} {sub}");
-            stripe_decided(tx, &id, &org, "cancel.scheduled", &date, &detail, now).await?;
+            stripe_decided(
+                tx,
+                &id,
+                &org,
+                EventKind::CancelScheduled,
+                &date,
+                &detail,
+                now,
+            )
+            .await?;
             let why = match (gave_up, ended) {
                 (true, _) => StripeEnd::PaymentsFailed,
                 (false, true) => StripeEnd::Now,
@@ -844,7 +854,7 @@ pub(super) async fn subscription(
         .context("taking back the end Stripe no longer has")?;
         if revoked.rows_affected() == 1 {
             let detail = format!("{name} {sub}");
-            stripe_decided(tx, &id, &org, "cancel.revoked", "", &detail, now).await?;
+            stripe_decided(tx, &id, &org, EventKind::CancelRevoked, "", &detail, now).await?;
         }
     }
     if ended {
@@ -856,7 +866,7 @@ pub(super) async fn subscription(
         .await
         .context("reading the server's history")?;
         if recorded == 0 {
-            record_event(tx, &id, "billing.subscription_ended", &sub, now).await?;
+            record_event(tx, &id, EventKind::BillingSubscriptionEnded, &sub, now).await?;
         }
     }
     Ok(true)
@@ -869,13 +879,13 @@ async fn stripe_decided(
     tx: &mut Transaction<'_, Any>,
     server_id: &str,
     organization_id: &str,
-    kind: &str,
+    kind: EventKind,
     event_detail: &str,
     audit_detail: &str,
     now: i64,
 ) -> anyhow::Result<()> {
     record_event(tx, server_id, kind, event_detail, now).await?;
-    let action = format!("server.{}", kind.replace('.', "_"));
+    let action = format!("server.{}", kind.as_str().replace('.', "_"));
     crate::audit::record(
         &mut **tx,
         &crate::audit::Entry::unattended(organization_id, "stripe", &action, audit_detail, now),

@@ -385,7 +385,7 @@ async fn give_back_inner(
     // event may not have arrived, and never carries its payments.
     let Some(intent) = first_payment_of(client, &subscription).await? else {
         let failure: Option<String> = row.try_get("failure")?;
-        if failure.as_deref() == Some("payment_failed") {
+        if failure.as_deref() == Some(domain::order::OrderFailure::PaymentFailed.as_str()) {
             // Nothing was paid (a failed debit): ending it, and voiding
             // the invoice nobody owes now, is all.
             return void_open_invoices(client, &subscription).await;

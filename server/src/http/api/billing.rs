@@ -115,7 +115,7 @@ fn invoice_json(i: Invoice, now: i64) -> InvoiceJson {
         amount_due_cents: i.outstanding().cents,
         pdf_url: format!("{}/invoices/{}/pdf", super::PREFIX, i.id),
         number: i.number,
-        status: i.status,
+        status: i.status.as_str().to_owned(),
         issued_at: format_iso(i.issued_at),
         due_at: format_iso(i.due_at),
         paid_at: i.paid_at.map(format_iso),

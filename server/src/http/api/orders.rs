@@ -93,7 +93,7 @@ pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> Or
         image: order.os_image,
         addons: order.addons,
         server_id: order.server_id,
-        failure: order.failure,
+        failure: order.failure.map(|f| f.as_str().to_owned()),
         created_at: format_iso(order.created_at),
         hold_expires_at: order.hold_expires_at.map(format_iso),
         payment_url,

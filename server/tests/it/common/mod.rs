@@ -321,6 +321,15 @@ impl TestApp {
         text
     }
 
+    /// Racks `count` free hosts of `plan` at `site`, as an operator does
+    /// (`server hosts add`).
+    pub fn rack(&self, site: &str, plan: &str, count: u32) {
+        let count = count.to_string();
+        self.ops_ok(&[
+            "hosts", "add", "--site", site, "--plan", plan, "--count", &count,
+        ]);
+    }
+
     /// Host names of a plan at a site in a state, from `hosts list`.
     pub fn host_names(&self, site: &str, plan: &str, state: &str) -> Vec<String> {
         self.ops_ok(&[
@@ -535,9 +544,7 @@ impl TestApp {
         &self,
         fields: &[(&str, &str)],
     ) -> (reqwest::Client, String) {
-        self.ops_ok(&[
-            "hosts", "add", "--site", "fra", "--plan", "g-ada", "--count", "1",
-        ]);
+        self.rack("fra", "g-ada", 1);
         let owner = self.member("owner@a.example", "Owner", "Org A").await;
         let id = self.running_server(&owner, fields).await;
         (owner, id)

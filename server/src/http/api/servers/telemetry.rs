@@ -72,7 +72,7 @@ pub async fn summary(
                 starts_at: format_iso(w.starts_at),
                 ends_at: format_iso(w.ends_at),
                 id: w.id,
-                state: w.state,
+                state: w.state.as_str().to_owned(),
             })
             .collect(),
     };
