@@ -104,6 +104,17 @@ async fn the_database_goes_away_and_comes_back_on_postgres() {
     assert_eq!(zh.status, 503);
     assert!(zh.body.contains("lang=\"zh"), "translated");
     assert_eq!(app.get("/readyz").await.status, 503);
+    // The API answers its own shape, worded for the caller, with no cause.
+    let zh = [("accept-language", "zh-CN,zh;q=0.9")];
+    let feed = app
+        .api("GET", "/api/v1/stock/feed.atom", None, None, &zh)
+        .await;
+    assert_eq!((feed.status, feed.code().as_str()), (503, "unavailable"));
+    assert_eq!(feed.header("content-language"), "zh");
+    let english = app
+        .api("GET", "/api/v1/stock/feed.atom?lang=en", None, None, &zh)
+        .await;
+    assert_eq!(english.header("content-language"), "en", "?lang= wins");
 
     proxy.up();
     let mut ready = false;

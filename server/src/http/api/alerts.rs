@@ -74,7 +74,7 @@ fn json(a: OpenAlert) -> AlertJson {
 async fn open_alerts(state: &AppState, caller: &ApiCaller) -> ApiResult<Vec<OpenAlert>> {
     stock_alerts::list_for_email(&state.db, &caller.email)
         .await
-        .map_err(|e| caller.unavailable(e))
+        .map_err(ApiError::from)
 }
 
 /// The open alerts of the token's creator.
@@ -136,22 +136,13 @@ async fn create_alert(
     // the storefront's form, so a loop can't flood the inbox.
     let key = format!("alert-to:{}", caller.email.trim().to_lowercase());
     let limits = [(key.as_str(), &MAIL_PER_RECIPIENT)];
-    let taken = rate_limit::take(&state.db, &limits, state.clock.now())
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let taken = rate_limit::take(&state.db, &limits, state.clock.now()).await?;
     if let Err(wait) = taken {
         let mut error = caller.error(Problem::RateLimited);
         error.retry_after = Some(wait);
         return Err(error);
     }
-    let catalog = state
-        .facts
-        .current()
-        .await
-        .map_err(|e| caller.unavailable(e))?
-        .facts
-        .catalog
-        .clone();
+    let catalog = state.facts.current().await?.facts.catalog.clone();
     let sub = Subscription {
         email: &caller.email,
         lang: caller.lang,
@@ -167,7 +158,7 @@ async fn create_alert(
         .await?
         .into_iter()
         .find(same)
-        .ok_or_else(|| caller.unavailable(anyhow::anyhow!("the alert just opened is gone")))?;
+        .ok_or_else(|| ApiError::from(anyhow::anyhow!("the alert just opened is gone")))?;
     Ok((StatusCode::CREATED, Json(json(opened))).into_response())
 }
 
@@ -175,7 +166,7 @@ fn alert_problem(caller: &ApiCaller, error: AlertError) -> ApiError {
     match error {
         AlertError::UnknownChoice => caller.error(Problem::UnknownChoice),
         AlertError::InvalidEmail => caller.error(Problem::Invalid),
-        AlertError::Db(error) => caller.unavailable(error),
+        AlertError::Db(error) => ApiError::from(error),
     }
 }
 
@@ -198,9 +189,7 @@ async fn delete_alert(
     caller: ApiCaller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<StatusCode> {
-    let closed = stock_alerts::close_by_id(&state.db, &state.clock, &caller.email, &id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let closed = stock_alerts::close_by_id(&state.db, &state.clock, &caller.email, &id).await?;
     if closed {
         Ok(StatusCode::NO_CONTENT)
     } else {

@@ -185,9 +185,7 @@ async fn list_invoices(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<ListPage<InvoiceJson>>> {
     let all = InvoiceFilter::default();
-    let list = invoices::list(&state.db, Some(&caller.organization_id), &all)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let list = invoices::list(&state.db, Some(&caller.organization_id), &all).await?;
     let page = q.page(list, |i| sort_key(i.issued_at, &i.id), true, caller.lang)?;
     let now = state.clock.now();
     Ok(Json(ListPage {
@@ -220,8 +218,7 @@ async fn get_invoice(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<InvoiceJson>> {
     let (invoice, lines) = invoices::get(&state.db, Some(&caller.organization_id), &id)
-        .await
-        .map_err(|e| caller.unavailable(e))?
+        .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
     let mut json = invoice_json(invoice, state.clock.now());
     json.lines = Some(
@@ -255,8 +252,7 @@ async fn get_invoice_pdf(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Response> {
     let pdf = invoice_pdf(&state, caller.lang, Some(&caller.organization_id), &id)
-        .await
-        .map_err(|e| caller.unavailable(e))?
+        .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
     Ok(match pdf {
         InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
@@ -293,9 +289,7 @@ async fn list_credit_notes(
     caller: ApiCaller,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<ListPage<CreditNoteJson>>> {
-    let mut list = credit::list(&state.db, &caller.organization_id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let mut list = credit::list(&state.db, &caller.organization_id).await?;
     // Paged by (created_at, id): ties in time must sort as the cursor does.
     let key = |c: &CreditNote| sort_key(c.created_at, &c.id);
     list.sort_by_key(|c| std::cmp::Reverse(key(c)));

@@ -44,10 +44,6 @@ impl ApiCaller {
     pub fn error(&self, problem: Problem) -> ApiError {
         ApiError::new(problem, self.lang)
     }
-
-    pub fn unavailable(&self, cause: anyhow::Error) -> ApiError {
-        ApiError::unavailable(cause, self.lang)
-    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for ApiCaller {
@@ -79,9 +75,7 @@ pub async fn authenticate(
         })
         .map(str::trim)
         .ok_or_else(|| ApiError::new(Problem::Unauthorized, lang))?;
-    let checked = api_tokens::authenticate(&state.db, &state.clock, secret, Some(ip))
-        .await
-        .map_err(|e| ApiError::unavailable(e, lang))?;
+    let checked = api_tokens::authenticate(&state.db, &state.clock, secret, Some(ip)).await?;
     let token = checked.map_err(|refused| {
         let problem = match refused {
             Refused::Unknown => Problem::Unauthorized,
@@ -119,7 +113,7 @@ pub async fn count_request(
         state.clock.now(),
     )
     .await
-    .map_err(|e| ApiError::unavailable(e, lang).into_response())?;
+    .map_err(|e| ApiError::from(e).in_lang(lang).into_response())?;
     counted.map_err(|window| {
         let mut error = ApiError::new(Problem::RateLimited, lang);
         error.retry_after = Some(window.reset_in);

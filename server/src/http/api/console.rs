@@ -67,10 +67,7 @@ pub async fn create(
     let key = format!("console:{}", caller.user_id);
     let now = state.clock.now();
     let limit = [(key.as_str(), &backend::rate_limit::CONSOLE_TICKETS)];
-    if let Err(wait) = backend::rate_limit::take(&state.db, &limit, now)
-        .await
-        .map_err(|e| caller.unavailable(e))?
-    {
+    if let Err(wait) = backend::rate_limit::take(&state.db, &limit, now).await? {
         let mut error = caller.error(Problem::RateLimited);
         error.retry_after = Some(wait);
         return Err(error);
@@ -95,6 +92,6 @@ fn console_error(error: ConsoleError, caller: &ApiCaller) -> ApiError {
     match error {
         ConsoleError::NotFound | ConsoleError::BadTicket => caller.error(Problem::NotFound),
         ConsoleError::NotAvailable(_) => caller.error(Problem::ConsoleUnavailable),
-        ConsoleError::Db(cause) => caller.unavailable(cause),
+        ConsoleError::Db(cause) => ApiError::from(cause),
     }
 }

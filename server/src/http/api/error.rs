@@ -77,31 +77,65 @@ impl Problem {
 }
 
 /// An error answer: the problem, and for 429 the seconds to wait.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     pub problem: Problem,
     pub retry_after: Option<i64>,
     /// Sites that still have the plan, for `sold_out`.
     pub sites_with_stock: Option<Vec<String>>,
-    pub lang: Lang,
+    /// `None` until the API's guard, which knows the request, sets the
+    /// caller's language: so a handler answers any failure with `?`.
+    pub lang: Option<Lang>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(problem: Problem, lang: Lang) -> ApiError {
+        ApiError::from(problem).in_lang(lang)
+    }
+
+    /// Worded in `lang` rather than the request's `Accept-Language` (the
+    /// feed's `?lang=` chooses it).
+    pub fn in_lang(self, lang: Lang) -> ApiError {
+        ApiError {
+            lang: Some(lang),
+            ..self
+        }
+    }
+}
+
+/// The problem, worded in the caller's language by the guard.
+impl From<Problem> for ApiError {
+    fn from(problem: Problem) -> ApiError {
         ApiError {
             problem,
             retry_after: None,
             sites_with_stock: None,
-            lang,
+            lang: None,
         }
     }
+}
 
-    /// A failure of ours: logged with its cause, answered as 503.
-    pub fn unavailable(cause: anyhow::Error, lang: Lang) -> ApiError {
+/// A failure of ours: logged with its cause, answered as 503.
+impl From<anyhow::Error> for ApiError {
+    fn from(cause: anyhow::Error) -> ApiError {
         tracing::error!(error = %format!("{cause:#}"), "API request failed");
-        ApiError::new(Problem::Unavailable, lang)
+        ApiError::from(Problem::Unavailable)
+    }
+}
+
+/// An error answered before its language was known, kept on the response
+/// for `localize`.
+#[derive(Clone)]
+struct Unworded(ApiError);
+
+/// Words an error answer that has no language yet in `lang` (the guard
+/// calls this on every response of the API).
+pub fn localize(response: Response, lang: Lang) -> Response {
+    match response.extensions().get::<Unworded>() {
+        Some(Unworded(error)) => error.clone().in_lang(lang).into_response(),
+        None => response,
     }
 }
 
@@ -124,7 +158,9 @@ pub struct ErrorDetail {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (code, message) = super::messages::text(self.problem, self.lang);
+        let unworded = self.lang.is_none().then(|| Unworded(self.clone()));
+        let lang = self.lang.unwrap_or(Lang::En);
+        let (code, message) = super::messages::text(self.problem, lang);
         let body = ErrorBody {
             error: ErrorDetail {
                 code,
@@ -137,7 +173,7 @@ impl IntoResponse for ApiError {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         headers.insert(
             header::CONTENT_LANGUAGE,
-            HeaderValue::from_static(self.lang.code()),
+            HeaderValue::from_static(lang.code()),
         );
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
@@ -147,6 +183,9 @@ impl IntoResponse for ApiError {
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"api\""),
             );
+        }
+        if let Some(unworded) = unworded {
+            response.extensions_mut().insert(unworded);
         }
         response
     }

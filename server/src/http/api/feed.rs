@@ -111,7 +111,7 @@ pub async fn feed(
         .facts
         .current()
         .await
-        .map_err(|e| ApiError::unavailable(e, lang))?
+        .map_err(|e| ApiError::from(e).in_lang(lang))?
         .facts;
     let (plan, site) = (given(&query.plan), given(&query.site));
     let known = plan.is_none_or(|p| facts.catalog.plan(p).is_some())
@@ -121,7 +121,7 @@ pub async fn feed(
     }
     let changes = stock_history::recent(&state.db, plan, site, ENTRIES)
         .await
-        .map_err(|e| ApiError::unavailable(e, lang))?;
+        .map_err(|e| ApiError::from(e).in_lang(lang))?;
     let filter = Filter { plan, site };
     let base = state.site_info.base_url.trim_end_matches('/');
     let author = match state.site_info.company.legal_name.as_str() {

@@ -188,7 +188,7 @@ async fn guard(
         .and_then(|m| rules.0.get(&(req.method().clone(), m.as_str())).copied())
         .flatten();
     let Some(scope) = scope else {
-        return next.run(req).await;
+        return error::localize(next.run(req).await, lang);
     };
     let ip = super::auth::client_ip(&state, &req);
     let caller = match caller::authenticate(&state, req.headers(), &ip, lang).await {
@@ -203,7 +203,7 @@ async fn guard(
         Err(response) => return response,
     };
     req.extensions_mut().insert(caller);
-    let mut response = next.run(req).await;
+    let mut response = error::localize(next.run(req).await, lang);
     caller::rate_headers(response.headers_mut(), window);
     response
 }

@@ -112,8 +112,7 @@ pub(super) async fn visible_order(
     id: &str,
 ) -> ApiResult<Order> {
     orders::get(&state.db, &caller.organization_id, id)
-        .await
-        .map_err(|e| caller.unavailable(e))?
+        .await?
         .filter(|o| caller.role != Role::Technical || o.user_id == caller.user_id)
         .ok_or_else(|| caller.error(Problem::NotFound))
 }
@@ -139,9 +138,7 @@ async fn list_orders(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<ListPage<OrderJson>>> {
     let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
-    let list = orders::list(&state.db, &caller.organization_id, placed_by)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let list = orders::list(&state.db, &caller.organization_id, placed_by).await?;
     let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
     let money = sees_money(caller.role);
     Ok(Json(ListPage {

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 
 use super::error::ErrorBody;
 use super::stock::conditional;
-use super::{ApiError, ApiLang, ApiResult, ApiRoute};
+use super::{ApiResult, ApiRoute};
 use crate::startup::AppState;
 
 /// Plans and latencies change by an operator's hand, seldom.
@@ -104,17 +104,8 @@ pub struct CityJson {
         (status = 503, description = "The database is unreachable", body = ErrorBody),
     )
 )]
-pub async fn plans(
-    State(state): State<Arc<AppState>>,
-    ApiLang(lang): ApiLang,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let facts = state
-        .facts
-        .current()
-        .await
-        .map_err(|e| ApiError::unavailable(e, lang))?
-        .facts;
+pub async fn plans(State(state): State<Arc<AppState>>, headers: HeaderMap) -> ApiResult<Response> {
+    let facts = state.facts.current().await?.facts;
     let data = facts
         .catalog
         .plans
@@ -134,7 +125,7 @@ pub async fn plans(
             currency: p.monthly_price.currency.code(),
         })
         .collect();
-    json(&headers, &PlansJson { data }, lang)
+    json(&headers, &PlansJson { data })
 }
 
 /// Latency from probe cities
@@ -154,15 +145,9 @@ pub async fn plans(
 )]
 pub async fn latency(
     State(state): State<Arc<AppState>>,
-    ApiLang(lang): ApiLang,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let facts = state
-        .facts
-        .current()
-        .await
-        .map_err(|e| ApiError::unavailable(e, lang))?
-        .facts;
+    let facts = state.facts.current().await?.facts;
     let data = facts
         .latency
         .iter()
@@ -181,11 +166,11 @@ pub async fn latency(
             },
         })
         .collect();
-    json(&headers, &LatencyJson { data }, lang)
+    json(&headers, &LatencyJson { data })
 }
 
-fn json(headers: &HeaderMap, body: &impl Serialize, lang: domain::Lang) -> ApiResult<Response> {
-    let body = serde_json::to_vec(body).map_err(|e| ApiError::unavailable(e.into(), lang))?;
+fn json(headers: &HeaderMap, body: &impl Serialize) -> ApiResult<Response> {
+    let body = serde_json::to_vec(body).map_err(anyhow::Error::from)?;
     Ok(conditional::answer(
         headers,
         body,

@@ -18,7 +18,7 @@ use utoipa::ToSchema;
 
 use super::error::ErrorBody;
 use super::{sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, ListPage};
-use super::{PageQuery, Problem};
+use super::{ApiError, PageQuery, Problem};
 use crate::startup::AppState;
 
 mod telemetry;
@@ -132,7 +132,7 @@ impl From<(ServerError, &ApiCaller)> for super::ApiError {
             ServerError::NotFound => caller.error(Problem::NotFound),
             ServerError::InvalidName => caller.error(Problem::InvalidName),
             ServerError::Busy(_) => caller.error(Problem::Busy),
-            ServerError::Db(cause) => caller.unavailable(cause),
+            ServerError::Db(cause) => ApiError::from(cause),
         }
     }
 }
@@ -140,8 +140,7 @@ impl From<(ServerError, &ApiCaller)> for super::ApiError {
 /// The organization's server, or 404 (also for other organizations' ids).
 pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &str) -> ApiResult<Server> {
     servers::get(&state.db, &caller.organization_id, id)
-        .await
-        .map_err(|e| caller.unavailable(e))?
+        .await?
         .filter(|s| s.cancelled_at.is_none())
         .ok_or_else(|| caller.error(Problem::NotFound))
 }
@@ -155,9 +154,7 @@ pub async fn list(
     caller: ApiCaller,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Response> {
-    let all = servers::list(&state.db, &caller.organization_id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let all = servers::list(&state.db, &caller.organization_id).await?;
     let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
     Ok(Json(page.map(server_json)).into_response())
 }
@@ -172,7 +169,7 @@ pub async fn show(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
-    let (telemetry, health) = telemetry::summary(&state, &caller, &server).await?;
+    let (telemetry, health) = telemetry::summary(&state, &server).await?;
     let mut json = server_json(server);
     json.telemetry = telemetry;
     json.health = Some(health);
@@ -310,7 +307,7 @@ fn cancel_error(error: CancelError, caller: &ApiCaller) -> super::ApiError {
         CancelError::NameMismatch | CancelError::BadDate => caller.error(Problem::NotCancellable),
         CancelError::BadReason => caller.error(Problem::UnknownChoice),
         CancelError::Billing(failure) => {
-            caller.unavailable(anyhow::anyhow!("telling Stripe failed: {failure}"))
+            ApiError::from(anyhow::anyhow!("telling Stripe failed: {failure}"))
         }
     }
 }

@@ -99,8 +99,7 @@ async fn find(
 ) -> ApiResult<Option<SnapshotJson>> {
     Ok(
         snapshots::list(&state.db, &caller.organization_id, server_id)
-            .await
-            .map_err(|e| caller.unavailable(e))?
+            .await?
             .into_iter()
             .find(|s| s.id == snapshot_id)
             .map(snapshot_json),
@@ -117,9 +116,7 @@ pub async fn list(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
-    let all = snapshots::list(&state.db, &caller.organization_id, &id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let all = snapshots::list(&state.db, &caller.organization_id, &id).await?;
     Ok(Json(SnapshotList {
         data: all.into_iter().map(snapshot_json).collect(),
         quota: snapshots::QUOTA,

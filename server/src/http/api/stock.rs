@@ -197,11 +197,7 @@ pub async fn stock(
     // The check of the facts begins after this moment: stock is confirmed
     // as of it.
     let now = state.clock.now();
-    let versioned = state
-        .facts
-        .current()
-        .await
-        .map_err(|e| ApiError::unavailable(e, lang))?;
+    let versioned = state.facts.current().await?;
     let table = table(versioned.generation, versioned.facts);
     let view = table
         .view(given(&query.plan), given(&query.site))

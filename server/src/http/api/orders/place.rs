@@ -62,7 +62,7 @@ fn order_problem(caller: &ApiCaller, error: OrderError) -> ApiError {
             error.sites_with_stock = Some(sites_with_stock);
             return error;
         }
-        OrderError::Db(error) => return caller.unavailable(error),
+        OrderError::Db(error) => return ApiError::from(error),
     };
     caller.error(problem)
 }
@@ -104,13 +104,9 @@ async fn keys(
     if !others.is_empty() {
         let now = state.clock.now();
         for key in others {
-            ssh_keys::add(&state.db.pool, &caller.user_id, "", key, now)
-                .await
-                .map_err(|e| caller.unavailable(e))?;
+            ssh_keys::add(&state.db.pool, &caller.user_id, "", key, now).await?;
         }
-        let saved = ssh_keys::list(&state.db, &caller.user_id)
-            .await
-            .map_err(|e| caller.unavailable(e))?;
+        let saved = ssh_keys::list(&state.db, &caller.user_id).await?;
         for key in others {
             if let Some(k) = saved.iter().find(|k| k.fingerprint == key.fingerprint) {
                 add_id(&k.id);
@@ -153,14 +149,7 @@ pub(super) async fn place_order(
 ) -> ApiResult<Response> {
     let key = idempotency_key(&caller, &headers)?;
     let (ssh_key_ids, new_key) = keys(&state, &caller, &request).await?;
-    let catalog = state
-        .facts
-        .current()
-        .await
-        .map_err(|e| caller.unavailable(e))?
-        .facts
-        .catalog
-        .clone();
+    let catalog = state.facts.current().await?.facts.catalog.clone();
     let new = NewOrder {
         organization_id: caller.organization_id.clone(),
         user_id: caller.user_id.clone(),
@@ -202,8 +191,7 @@ pub(super) async fn place_order(
     let checkout = state
         .billing
         .checkout(&state.db, &state.clock, &placed.order_id, return_to)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+        .await?;
     let payment_url = match checkout {
         Checkout::Redirect(url) => Some(url),
         Checkout::Confirmed(_) => None,

@@ -8,7 +8,7 @@ use domain::time::format_iso;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::super::{ApiCaller, ApiResult};
+use super::super::ApiResult;
 use crate::startup::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -54,16 +54,11 @@ pub struct WindowJson {
 /// the whole read (the log says why).
 pub async fn summary(
     state: &AppState,
-    caller: &ApiCaller,
     server: &Server,
 ) -> ApiResult<(Option<TelemetryJson>, HealthJson)> {
     let db = &state.db;
-    let degraded = backend::servers::maintenance::degraded(db, &server.id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
-    let windows = backend::servers::maintenance::windows(db, &server.id)
-        .await
-        .map_err(|e| caller.unavailable(e))?;
+    let degraded = backend::servers::maintenance::degraded(db, &server.id).await?;
+    let windows = backend::servers::maintenance::windows(db, &server.id).await?;
     let health = HealthJson {
         degraded,
         maintenance: windows
