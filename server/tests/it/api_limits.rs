@@ -122,6 +122,30 @@ async fn errors_are_json_in_the_callers_language(db: TestDb) {
         .await
         .expect("request");
     assert_eq!(plain.status(), 415);
+    // A refusal from the backend (here the order's) is worded for the
+    // caller too.
+    let zh_key = [("idempotency-key", "k-2"), ("accept-language", "zh-CN")];
+    let unknown = app
+        .api(
+            "POST",
+            orders,
+            Some(&token),
+            Some(&json!({"plan": "g-h100", "site": "fra", "name": "x"})),
+            &zh_key,
+        )
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.code().as_str()),
+        (422, "unknown_choice")
+    );
+    assert_eq!(unknown.header("content-language"), "zh");
+    assert!(
+        unknown.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_ascii()),
+        "{}",
+        unknown.json()
+    );
     // The API sets no cookie, whatever it answers.
     let answer = app.api_get("/api/v1/servers", &token).await;
     assert!(answer.headers.get("set-cookie").is_none());

@@ -151,9 +151,7 @@ async fn create_alert(
         user_id: Some(&caller.user_id),
         base_url: &state.config.public_base_url,
     };
-    stock_alerts::subscribe(&state.db, &state.clock, &catalog, &sub)
-        .await
-        .map_err(|e| alert_problem(&caller, e))?;
+    stock_alerts::subscribe(&state.db, &state.clock, &catalog, &sub).await?;
     let opened = open_alerts(&state, &caller)
         .await?
         .into_iter()
@@ -162,11 +160,13 @@ async fn create_alert(
     Ok((StatusCode::CREATED, Json(json(opened))).into_response())
 }
 
-fn alert_problem(caller: &ApiCaller, error: AlertError) -> ApiError {
-    match error {
-        AlertError::UnknownChoice => caller.error(Problem::UnknownChoice),
-        AlertError::InvalidEmail => caller.error(Problem::Invalid),
-        AlertError::Db(error) => ApiError::from(error),
+impl From<AlertError> for ApiError {
+    fn from(error: AlertError) -> ApiError {
+        match error {
+            AlertError::UnknownChoice => Problem::UnknownChoice.into(),
+            AlertError::InvalidEmail => Problem::Invalid.into(),
+            AlertError::Db(error) => error.into(),
+        }
     }
 }
 

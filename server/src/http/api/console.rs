@@ -72,9 +72,7 @@ pub async fn create(
         error.retry_after = Some(wait);
         return Err(error);
     }
-    let ticket = console::issue(&state.db, &state.clock, &caller.actor(), "", &id, kind)
-        .await
-        .map_err(|e| console_error(e, &caller))?;
+    let ticket = console::issue(&state.db, &state.clock, &caller.actor(), "", &id, kind).await?;
     let base = state.config.public_base_url.trim_end_matches('/');
     let json = TicketJson {
         url: format!(
@@ -88,10 +86,12 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(json)).into_response())
 }
 
-fn console_error(error: ConsoleError, caller: &ApiCaller) -> ApiError {
-    match error {
-        ConsoleError::NotFound | ConsoleError::BadTicket => caller.error(Problem::NotFound),
-        ConsoleError::NotAvailable(_) => caller.error(Problem::ConsoleUnavailable),
-        ConsoleError::Db(cause) => ApiError::from(cause),
+impl From<ConsoleError> for ApiError {
+    fn from(error: ConsoleError) -> ApiError {
+        match error {
+            ConsoleError::NotFound | ConsoleError::BadTicket => Problem::NotFound.into(),
+            ConsoleError::NotAvailable(_) => Problem::ConsoleUnavailable.into(),
+            ConsoleError::Db(cause) => cause.into(),
+        }
     }
 }

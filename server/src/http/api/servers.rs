@@ -126,13 +126,13 @@ pub fn server_json(s: Server) -> ServerJson {
     }
 }
 
-impl From<(ServerError, &ApiCaller)> for super::ApiError {
-    fn from((error, caller): (ServerError, &ApiCaller)) -> Self {
+impl From<ServerError> for ApiError {
+    fn from(error: ServerError) -> ApiError {
         match error {
-            ServerError::NotFound => caller.error(Problem::NotFound),
-            ServerError::InvalidName => caller.error(Problem::InvalidName),
-            ServerError::Busy(_) => caller.error(Problem::Busy),
-            ServerError::Db(cause) => ApiError::from(cause),
+            ServerError::NotFound => Problem::NotFound.into(),
+            ServerError::InvalidName => Problem::InvalidName.into(),
+            ServerError::Busy(_) => Problem::Busy.into(),
+            ServerError::Db(cause) => cause.into(),
         }
     }
 }
@@ -193,9 +193,7 @@ pub async fn rename(
     Body(body): Body<Rename>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
-    servers::rename(&state.db, &state.clock, &caller.actor(), &id, &body.name)
-        .await
-        .map_err(|e| super::ApiError::from((e, &caller)))?;
+    servers::rename(&state.db, &state.clock, &caller.actor(), &id, &body.name).await?;
     let server = own_server(&state, &caller, &id).await?;
     Ok(Json(server_json(server)).into_response())
 }
@@ -222,9 +220,7 @@ pub async fn power(
         "power_cycle" => PowerAction::PowerCycle,
         _ => return Err(caller.error(Problem::UnknownChoice)),
     };
-    servers::power(&state.db, &state.clock, &caller.actor(), &id, action)
-        .await
-        .map_err(|e| super::ApiError::from((e, &caller)))?;
+    servers::power(&state.db, &state.clock, &caller.actor(), &id, action).await?;
     let server = own_server(&state, &caller, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
 }
@@ -272,9 +268,7 @@ pub async fn cancel(
     };
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
     let base_url = &state.config.public_base_url;
-    cancellation::request(db, clock, stripe, &caller.actor(), &id, &request, base_url)
-        .await
-        .map_err(|e| cancel_error(e, &caller))?;
+    cancellation::request(db, clock, stripe, &caller.actor(), &id, &request, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
     Ok(Json(server_json(server)).into_response())
 }
@@ -294,20 +288,20 @@ pub async fn revoke(
     }
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
     let base_url = &state.config.public_base_url;
-    cancellation::take_back(db, clock, stripe, &caller.actor(), &id, base_url)
-        .await
-        .map_err(|e| cancel_error(e, &caller))?;
+    cancellation::take_back(db, clock, stripe, &caller.actor(), &id, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
     Ok(Json(server_json(server)).into_response())
 }
 
-fn cancel_error(error: CancelError, caller: &ApiCaller) -> super::ApiError {
-    match error {
-        CancelError::Server(e) => (e, caller).into(),
-        CancelError::NameMismatch | CancelError::BadDate => caller.error(Problem::NotCancellable),
-        CancelError::BadReason => caller.error(Problem::UnknownChoice),
-        CancelError::Billing(failure) => {
-            ApiError::from(anyhow::anyhow!("telling Stripe failed: {failure}"))
+impl From<CancelError> for ApiError {
+    fn from(error: CancelError) -> ApiError {
+        match error {
+            CancelError::Server(e) => e.into(),
+            CancelError::NameMismatch | CancelError::BadDate => Problem::NotCancellable.into(),
+            CancelError::BadReason => Problem::UnknownChoice.into(),
+            CancelError::Billing(failure) => {
+                anyhow::anyhow!("telling Stripe failed: {failure}").into()
+            }
         }
     }
 }

@@ -72,13 +72,15 @@ fn snapshot_json(s: Snapshot) -> SnapshotJson {
     }
 }
 
-fn snapshot_error(error: SnapshotError, caller: &ApiCaller) -> ApiError {
-    match error {
-        SnapshotError::NotFound => caller.error(Problem::NotFound),
-        SnapshotError::InvalidName => caller.error(Problem::InvalidName),
-        SnapshotError::QuotaFull => caller.error(Problem::SnapshotQuotaFull),
-        SnapshotError::Busy => caller.error(Problem::Busy),
-        SnapshotError::Server(e) => (e, caller).into(),
+impl From<SnapshotError> for ApiError {
+    fn from(error: SnapshotError) -> ApiError {
+        match error {
+            SnapshotError::NotFound => Problem::NotFound.into(),
+            SnapshotError::InvalidName => Problem::InvalidName.into(),
+            SnapshotError::QuotaFull => Problem::SnapshotQuotaFull.into(),
+            SnapshotError::Busy => Problem::Busy.into(),
+            SnapshotError::Server(e) => e.into(),
+        }
     }
 }
 
@@ -144,9 +146,7 @@ pub async fn take(
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     offered(&state, &caller)?;
-    let taken = snapshots::take(&state.db, &state.clock, &caller.actor(), &id, &body.name)
-        .await
-        .map_err(|e| snapshot_error(e, &caller))?;
+    let taken = snapshots::take(&state.db, &state.clock, &caller.actor(), &id, &body.name).await?;
     let snapshot = find(&state, &caller, &id, &taken)
         .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
@@ -167,9 +167,7 @@ pub async fn restore(
     own_server(&state, &caller, &id).await?;
     offered(&state, &caller)?;
     let actor = caller.actor();
-    snapshots::restore(&state.db, &state.clock, &actor, &id, &snapshot_id)
-        .await
-        .map_err(|e| snapshot_error(e, &caller))?;
+    snapshots::restore(&state.db, &state.clock, &actor, &id, &snapshot_id).await?;
     let server = own_server(&state, &caller, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
 }
@@ -187,9 +185,7 @@ pub async fn delete(
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     let actor = caller.actor();
-    snapshots::delete(&state.db, &state.clock, &actor, &id, &snapshot_id)
-        .await
-        .map_err(|e| snapshot_error(e, &caller))?;
+    snapshots::delete(&state.db, &state.clock, &actor, &id, &snapshot_id).await?;
     // Deleting is quick but not instant: the snapshot may be gone already.
     Ok(match find(&state, &caller, &id, &snapshot_id).await? {
         Some(snapshot) => (StatusCode::ACCEPTED, Json(snapshot)).into_response(),

@@ -44,27 +44,29 @@ fn default_image() -> String {
     domain::OsImage::Ubuntu2404.as_str().to_owned()
 }
 
-fn order_problem(caller: &ApiCaller, error: OrderError) -> ApiError {
-    let problem = match error {
-        OrderError::InvalidName => Problem::InvalidName,
-        OrderError::UnknownPlan
-        | OrderError::UnknownSite
-        | OrderError::UnknownImage
-        | OrderError::UnknownAddon
-        | OrderError::UnknownKey
-        | OrderError::UnknownCountry => Problem::UnknownChoice,
-        OrderError::BadKey => Problem::BadSshKey,
-        OrderError::MissingKey => Problem::IdempotencyKeyRequired,
-        OrderError::DailyLimit => Problem::DailyOrderLimit,
-        OrderError::NoBillingProfile => Problem::NoBillingProfile,
-        OrderError::SoldOut { sites_with_stock } => {
-            let mut error = caller.error(Problem::SoldOut);
-            error.sites_with_stock = Some(sites_with_stock);
-            return error;
-        }
-        OrderError::Db(error) => return ApiError::from(error),
-    };
-    caller.error(problem)
+impl From<OrderError> for ApiError {
+    fn from(error: OrderError) -> ApiError {
+        let problem = match error {
+            OrderError::InvalidName => Problem::InvalidName,
+            OrderError::UnknownPlan
+            | OrderError::UnknownSite
+            | OrderError::UnknownImage
+            | OrderError::UnknownAddon
+            | OrderError::UnknownKey
+            | OrderError::UnknownCountry => Problem::UnknownChoice,
+            OrderError::BadKey => Problem::BadSshKey,
+            OrderError::MissingKey => Problem::IdempotencyKeyRequired,
+            OrderError::DailyLimit => Problem::DailyOrderLimit,
+            OrderError::NoBillingProfile => Problem::NoBillingProfile,
+            OrderError::SoldOut { sites_with_stock } => {
+                let mut error = ApiError::from(Problem::SoldOut);
+                error.sites_with_stock = Some(sites_with_stock);
+                return error;
+            }
+            OrderError::Db(error) => return ApiError::from(error),
+        };
+        problem.into()
+    }
 }
 
 /// The `Idempotency-Key` header: 1–100 characters.
@@ -166,9 +168,7 @@ pub(super) async fn place_order(
         billing_method: state.billing.method().to_owned(),
         seller_country: state.seller.country.clone(),
     };
-    let placed = orders::place(&state.db, &state.clock, &catalog, &new)
-        .await
-        .map_err(|e| order_problem(&caller, e))?;
+    let placed = orders::place(&state.db, &state.clock, &catalog, &new).await?;
     if !placed.created {
         // The key names an order already: the same one only if it asked
         // for the same thing (and, for a technical member, is theirs).
