@@ -101,7 +101,14 @@ fn shows_detail(kind: EventKind) -> bool {
             | EventKind::MaintenanceProposed
             | EventKind::MaintenanceCounter
             | EventKind::MaintenanceAccepted
-    ) || kind.as_str().starts_with("snapshot.")
+            | EventKind::SnapshotRequested
+            | EventKind::SnapshotReady
+            | EventKind::SnapshotFailed
+            | EventKind::SnapshotRestoreStarted
+            | EventKind::SnapshotRestoreDone
+            | EventKind::SnapshotRestoreFailed
+            | EventKind::SnapshotDeleted
+    )
 }
 
 fn site_city(lang: Lang, code: &str) -> String {
