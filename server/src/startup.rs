@@ -3,12 +3,12 @@
 
 use anyhow::Context;
 use app::context::SiteInfo;
+use axum::extract::State;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use axum::Router;
 use backend::{Clock, Db};
 use leptos::prelude::*;
-use leptos_axum::{generate_route_list_with_exclusions, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -292,63 +292,19 @@ pub fn route_inventory() -> Vec<(String, String)> {
 }
 
 fn router(state: Arc<AppState>) -> Router {
-    let options = state.leptos_options.clone();
-    let site_info = state.site_info.clone();
-    let context = move || provide_context(site_info.clone());
+    // Rendering spawns on Leptos' executor: tokio's. A second router in the
+    // same process (tests) finds it set, which is fine.
+    let _ = any_spawner::Executor::init_tokio();
     let declared = routes::all();
     let rules = Arc::new(routes::Rules::new(&declared));
-    // Every Leptos page is declared with its access, and every declared
-    // page has a Leptos route: a page cannot be added without saying who
-    // may see it.
-    // The islands' server functions are routed once, behind their origin
-    // check (`http::quote`), not by each Leptos router: these listings
-    // only tell the routers to leave them out.
-    let server_fns: Vec<String> = leptos::server_fn::axum::server_fn_paths()
-        .map(|(path, _)| path.to_owned())
-        .collect();
-    let (not_routed, leptos_routes): (Vec<_>, Vec<_>) =
-        generate_route_list_with_exclusions(app::App, Some(server_fns.clone()))
-            .into_iter()
-            .partition(|r| server_fns.iter().any(|p| p == r.path()));
-    for r in &leptos_routes {
-        if rules.access(&http::Method::GET, r.path()).is_none() {
-            panic!(
-                "the page {} has no route with its access in http::routes",
-                r.path()
-            );
-        }
-    }
-    for r in declared.iter().filter(|r| r.handler.is_none()) {
-        if !leptos_routes.iter().any(|l| l.path() == r.path) {
-            panic!(
-                "{} is declared as a page but the app has no such route",
-                r.path
-            );
-        }
-    }
-    let is_storefront =
-        |path: &str| rules.access(&http::Method::GET, path) == Some(routes::Access::Storefront);
-    let handled = |path: &str| {
-        declared
-            .iter()
-            .any(|r| r.method == http::Method::GET && r.path == path && r.handler.is_some())
-    };
-    let (storefront_routes, portal_routes): (Vec<_>, Vec<_>) = leptos_routes
+    let (storefront_routes, portal_routes_declared): (Vec<_>, Vec<_>) = declared
         .into_iter()
-        // Pages that need data of the caller's organization have handlers of
-        // their own, which render after loading it.
-        .filter(|r| !handled(r.path()))
-        .partition(|r| is_storefront(r.path()));
-    let storefront_routes = [storefront_routes, not_routed.clone()].concat();
-    let portal_routes = [portal_routes, not_routed].concat();
-    let shell = {
-        let options = options.clone();
-        move || app::shell(options.clone())
-    };
-
-    let storefront = Router::new()
-        .leptos_routes_with_context(&options, storefront_routes, context.clone(), shell.clone())
-        .with_state(options.clone())
+        .partition(|r| r.access == routes::Access::Storefront);
+    let mut storefront: Router<Arc<AppState>> = Router::new();
+    for route in storefront_routes {
+        storefront = storefront.route(route.path, route.handler);
+    }
+    let storefront = storefront
         // Rendering may be slow; a cached page is served before this layer.
         .layer(TimeoutLayer::with_status_code(
             http::StatusCode::SERVICE_UNAVAILABLE,
@@ -369,16 +325,10 @@ fn router(state: Arc<AppState>) -> Router {
     .with_expiry(Expiry::OnInactivity(
         tower_sessions::cookie::time::Duration::seconds(backend::sessions::IDLE_SECS),
     ));
-    let mut handlers: Router<Arc<AppState>> = Router::new();
-    for route in declared {
-        if let Some(handler) = route.handler {
-            handlers = handlers.route(route.path, handler);
-        }
+    let mut portal_routes: Router<Arc<AppState>> = Router::new();
+    for route in portal_routes_declared {
+        portal_routes = portal_routes.route(route.path, route.handler);
     }
-    let portal_pages: Router<Arc<AppState>> = Router::new()
-        .leptos_routes_with_context(&options, portal_routes, context.clone(), shell.clone())
-        .with_state(options.clone());
-    let portal_routes = handlers.merge(portal_pages);
     let pages = page::Pages {
         state: state.clone(),
         rules,
@@ -393,8 +343,13 @@ fn router(state: Arc<AppState>) -> Router {
         )
         .layer(from_fn_with_state(pages.clone(), auth::load_viewer))
         .layer(sessions.clone());
-    let not_found_page =
-        leptos_axum::render_app_to_stream_with_context(context.clone(), shell.clone());
+    let not_found_page = {
+        let state = state.clone();
+        move |req: axum::extract::Request| {
+            let state = state.clone();
+            async move { page::not_found(&state, req).await }
+        }
+    };
     let portal_router = portal_routes
         .layer(from_fn_with_state(pages.clone(), page::show_failures))
         .layer(from_fn(page_cache::clean_html))
@@ -412,10 +367,13 @@ fn router(state: Arc<AppState>) -> Router {
 
     // Static assets, then the designed 404 page for anything else.
     let not_found = Router::new()
-        .fallback(leptos_axum::render_app_to_stream_with_context(
-            context, shell,
-        ))
-        .layer(from_fn_with_state(state.clone(), page_cache::storefront));
+        .fallback(
+            |State(state): State<Arc<AppState>>, req: axum::extract::Request| async move {
+                page::not_found(&state, req).await
+            },
+        )
+        .layer(from_fn_with_state(state.clone(), page_cache::storefront))
+        .with_state(state.clone());
     let assets = ServeDir::new(&state.config.site_root).fallback(not_found);
 
     // Files at the root, before `/{lang}` claims their paths.

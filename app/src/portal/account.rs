@@ -2,22 +2,19 @@
 //! password and email, deleting the account. Logging out is in the header
 //! of every portal page.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::forms::{CsrfField, Field, FormErrorNotice};
 use super::notices::SavedNotice;
 use super::use_viewer;
 use crate::i18n::portal;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn AccountPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn AccountPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     // The server redirects anonymous visitors before this renders.
     let Some(user) = use_viewer().user else {

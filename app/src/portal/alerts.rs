@@ -7,10 +7,8 @@ use leptos::prelude::*;
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::query;
 use crate::i18n::{orders, portal};
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
 pub fn AlertForm(
@@ -35,10 +33,7 @@ pub fn AlertForm(
 }
 
 #[component]
-pub fn UnsubscribePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn UnsubscribePage(lang: Lang) -> impl IntoView {
     let o = orders(lang);
     let token = query("token").unwrap_or_default();
     let done = match query("done").as_deref() {

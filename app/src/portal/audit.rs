@@ -4,11 +4,9 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::from_parts;
 use crate::i18n::portal;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 use domain::Lang;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -27,16 +25,7 @@ pub fn action_words(lang: Lang, code: &str) -> Option<&'static str> {
 }
 
 #[component]
-pub fn AuditPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/audit" /> }.into_any();
-    }
-    let Some(view) = from_parts::<AuditView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn AuditPage(lang: Lang, view: AuditView) -> impl IntoView {
     let p = portal(lang);
     let rows = view
         .entries
@@ -78,4 +67,10 @@ pub fn AuditPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for AuditView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <AuditPage lang view=self /> }.into_any()
+    }
 }

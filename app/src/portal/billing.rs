@@ -10,12 +10,11 @@ use serde::{Deserialize, Serialize};
 use super::billing_profile::{ProfileForm, ProfileValues, VatIdCheckView};
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
-use super::{from_parts, query};
+use super::query;
 use crate::i18n::billing;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InvoiceRow {
@@ -115,16 +114,7 @@ pub fn InvoiceTableHead(lang: Lang, #[prop(optional)] customer: bool) -> impl In
 }
 
 #[component]
-pub fn BillingPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/billing" /> }.into_any();
-    }
-    let Some(view) = from_parts::<BillingView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn BillingPage(lang: Lang, view: BillingView) -> impl IntoView {
     let b = billing(lang);
     let done = query("done").map(|_| b.saved);
     let empty = view.invoices.is_empty();
@@ -240,4 +230,10 @@ pub fn BillingPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for BillingView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <BillingPage lang view=self /> }.into_any()
+    }
 }

@@ -11,12 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
-use super::{from_parts, use_feedback};
+use super::use_feedback;
 use crate::i18n::{billing, orders};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ProfileValues {
@@ -209,16 +208,7 @@ pub fn ProfileForm(
 }
 
 #[component]
-pub fn BillingProfilePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/billing/profile" /> }.into_any();
-    }
-    let Some(view) = from_parts::<BillingProfileView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn BillingProfilePage(lang: Lang, view: BillingProfileView) -> impl IntoView {
     let b = billing(lang);
     let lead = if view.first && !view.plan.is_empty() {
         b.profile_first_order
@@ -237,4 +227,10 @@ pub fn BillingProfilePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for BillingProfileView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <BillingProfilePage lang view=self /> }.into_any()
+    }
 }

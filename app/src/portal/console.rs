@@ -5,16 +5,15 @@
 //! words of its own.
 
 use domain::server::{ConsoleClosed, ConsoleKind};
+use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::from_parts;
 use super::nav::PortalNav;
 use crate::i18n::operations;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConsoleView {
@@ -37,16 +36,7 @@ fn close_reasons(lang: domain::Lang) -> String {
 }
 
 #[component]
-pub fn ConsolePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/servers" /> }.into_any();
-    }
-    let Some(view) = from_parts::<ConsoleView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ConsolePage(lang: Lang, view: ConsoleView) -> impl IntoView {
     let t = operations(lang);
     let serial = view.kind == ConsoleKind::Serial;
     let title = if serial {
@@ -112,4 +102,10 @@ pub fn ConsolePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for ConsoleView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <ConsolePage lang view=self /> }.into_any()
+    }
 }

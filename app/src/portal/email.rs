@@ -1,20 +1,16 @@
 //! Confirming a new email address from the link sent to it.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::forms::{CsrfField, FormErrorNotice};
 use super::{query, use_feedback};
 use crate::i18n::portal;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn ConfirmEmailPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ConfirmEmailPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     let token = query("token").unwrap_or_else(|| use_feedback().value("token"));
     view! {

@@ -2,20 +2,20 @@
 //! overdue invoices of every organization, settled as transfers arrive
 //! (`settle`); credit notes.
 
+use domain::Lang;
 use domain::Money;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
+use super::query;
 use super::settle::{OpenInvoice, OpenInvoiceCard, SettledRow, SettledTable};
 use super::staff::StaffNav;
-use super::{from_parts, query};
 use crate::i18n::billing;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FinanceView {
@@ -56,16 +56,7 @@ pub struct DisputedRow {
 }
 
 #[component]
-pub fn FinancePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff/finance" /> }.into_any();
-    }
-    let Some(view) = from_parts::<FinanceView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn FinancePage(lang: Lang, view: FinanceView) -> impl IntoView {
     let b = billing(lang);
     let s = crate::i18n::staff(lang);
     let done = match query("done").as_deref() {
@@ -217,4 +208,10 @@ pub fn FinancePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for FinanceView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <FinancePage lang view=self /> }.into_any()
+    }
 }

@@ -8,14 +8,12 @@ use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::from_parts;
 use super::host_bmc::BmcRow;
 use super::staff::StaffNav;
 use crate::i18n::{orders, staff, ui};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HostPageView {
@@ -56,16 +54,7 @@ pub fn host_rest(name: &str) -> String {
 }
 
 #[component]
-pub fn HostPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff/hosts" /> }.into_any();
-    }
-    let Some(view) = from_parts::<HostPageView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn HostPage(lang: Lang, view: HostPageView) -> impl IntoView {
     let (s, o, t) = (staff(lang), orders(lang), ui(lang));
     let title = (s.host_title)(&view.name);
     let bmc = match view.bmc.clone() {
@@ -179,4 +168,10 @@ fn History(lang: Lang, events: Vec<HostEventRow>) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+impl PageView for HostPageView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <HostPage lang view=self /> }.into_any()
+    }
 }

@@ -12,13 +12,13 @@ use super::host_bmc::{bmc_cell, BmcRow, CheckNotice, HostBmcs};
 use super::nav::PortalNav;
 use super::orders::{OrderRow, OrderTableRow};
 use super::staff::StaffNav;
-use super::{from_parts, query, use_feedback};
+use super::{query, use_feedback};
 use crate::context::use_facts;
 use crate::i18n::{orders, staff, ui};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
+use crate::storefront::not_found::ErrorPage;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct InventoryView {
@@ -37,15 +37,9 @@ pub struct InventoryView {
 }
 
 #[component]
-pub fn InventoryPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff/hosts" /> }.into_any();
-    }
-    let (Some(view), Some(facts)) = (from_parts::<InventoryView>(), use_facts()) else {
-        return view! { <NotFound /> }.into_any();
+pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
+    let Some(facts) = use_facts() else {
+        return view! { <ErrorPage lang /> }.into_any();
     };
     let o = orders(lang);
     let t = ui(lang);
@@ -218,16 +212,7 @@ pub struct StaffOrdersView {
 }
 
 #[component]
-pub fn StaffOrdersPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff/orders" /> }.into_any();
-    }
-    let Some(view) = from_parts::<StaffOrdersView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn StaffOrdersPage(lang: Lang, view: StaffOrdersView) -> impl IntoView {
     staff_orders(lang, view).into_any()
 }
 
@@ -262,5 +247,17 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
                 </div>
             </section>
         </Page>
+    }
+}
+
+impl PageView for StaffOrdersView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <StaffOrdersPage lang view=self /> }.into_any()
+    }
+}
+
+impl PageView for InventoryView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <InventoryPage lang view=self /> }.into_any()
     }
 }

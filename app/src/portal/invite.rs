@@ -2,17 +2,17 @@
 //! what. A signed-in user accepts; a new user signs up right here with the
 //! invited address and joins; a withdrawn or replaced link says so.
 
+use domain::Lang;
 use domain::Role;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, Field, FormErrorNotice};
-use super::{from_parts, role_name, use_feedback, use_viewer};
+use super::{role_name, use_feedback, use_viewer};
 use crate::i18n::portal;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum InviteState {
@@ -34,13 +34,7 @@ pub struct InviteView {
 }
 
 #[component]
-pub fn InvitePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let Some(invite) = from_parts::<InviteView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn InvitePage(lang: Lang, invite: InviteView) -> impl IntoView {
     let p = portal(lang);
     let logged_in = use_viewer().user.is_some();
     let title = match invite.state {
@@ -108,4 +102,10 @@ pub fn InvitePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for InviteView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <InvitePage lang invite=self /> }.into_any()
+    }
 }

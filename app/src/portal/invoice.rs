@@ -7,12 +7,10 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::billing::{period, status_text, InvoiceRow};
-use super::from_parts;
 use crate::i18n::billing;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SellerView {
@@ -49,16 +47,7 @@ pub struct InvoiceView {
 }
 
 #[component]
-pub fn InvoicePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/billing" /> }.into_any();
-    }
-    let Some(v) = from_parts::<InvoiceView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn InvoicePage(lang: Lang, v: InvoiceView) -> impl IntoView {
     let b = billing(lang);
     let row = v.row.clone();
     let lines = v
@@ -158,4 +147,10 @@ pub fn InvoicePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for InvoiceView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <InvoicePage lang v=self /> }.into_any()
+    }
 }

@@ -1,17 +1,17 @@
 //! The user's SSH keys: list, add, delete.
 
+use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
 use super::notices::SavedNotice;
-use super::{from_parts, use_feedback};
+use super::use_feedback;
 use crate::i18n::orders;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct KeysView {
@@ -20,16 +20,7 @@ pub struct KeysView {
 }
 
 #[component]
-pub fn KeysPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/keys" /> }.into_any();
-    }
-    let Some(view) = from_parts::<KeysView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn KeysPage(lang: Lang, view: KeysView) -> impl IntoView {
     let o = orders(lang);
     let feedback = use_feedback();
     let empty = view.keys.is_empty();
@@ -100,4 +91,10 @@ pub fn KeysPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for KeysView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <KeysPage lang view=self /> }.into_any()
+    }
 }

@@ -1,20 +1,16 @@
 //! Logging in.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
 use super::{query, use_feedback};
 use crate::i18n::portal;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn LoginPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn LoginPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     let feedback = use_feedback();
     let notice = match query("done").as_deref() {

@@ -2,18 +2,18 @@
 //! invitations by email (sent, sent again, withdrawn). The invitee's page
 //! is `invite.rs`.
 
+use domain::Lang;
 use domain::Role;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, Field, FormErrorNotice};
 use super::notices::SavedNotice;
-use super::{from_parts, role_name, use_feedback, use_viewer};
+use super::{role_name, use_feedback, use_viewer};
 use crate::i18n::portal;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MembersView {
@@ -42,16 +42,7 @@ pub struct MemberRow {
 }
 
 #[component]
-pub fn MembersPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/members" /> }.into_any();
-    }
-    let Some(view) = from_parts::<MembersView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
     let p = portal(lang);
     let me = use_viewer().user.map(|u| u.email).unwrap_or_default();
     let rows = view
@@ -165,4 +156,10 @@ pub fn MembersPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for MembersView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <MembersPage lang view=self /> }.into_any()
+    }
 }

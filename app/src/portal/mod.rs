@@ -69,16 +69,6 @@ pub struct ViewerUser {
     pub is_staff: bool,
 }
 
-/// Set by the server when the database could not say who is asking: the
-/// page is the translated "temporarily unavailable" one (503), never a
-/// sign-in form that would suggest the visitor was logged out.
-#[derive(Clone, Copy, Debug)]
-pub struct Outage;
-
-/// Set by the server when the viewer's role does not allow the page.
-#[derive(Clone, Copy, Debug)]
-pub struct Denied;
-
 pub fn role_name(lang: Lang, role: Role) -> &'static str {
     let p = portal(lang);
     match role {
@@ -267,21 +257,25 @@ impl FormFeedback {
     }
 }
 
-pub fn from_parts<T: Clone + Send + Sync + 'static>() -> Option<T> {
+/// What the server attached to this request (`http::page::render`).
+fn request_extension<T: Clone + Send + Sync + 'static>() -> Option<T> {
     use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<T>().cloned())
 }
 
 pub fn use_viewer() -> Viewer {
-    from_parts::<Viewer>().unwrap_or_default()
+    request_extension::<Viewer>().unwrap_or_default()
 }
 
 pub fn use_feedback() -> FormFeedback {
-    from_parts::<FormFeedback>().unwrap_or_default()
+    request_extension::<FormFeedback>().unwrap_or_default()
 }
 
-/// A query parameter of the page's URL.
+/// A query parameter of the page's address (the first of that name); an
+/// empty one counts as absent.
 pub fn query(name: &str) -> Option<String> {
-    leptos_router::hooks::use_query_map()
-        .with_untracked(|q| q.get(name))
+    let parts = use_context::<http::request::Parts>()?;
+    form_urlencoded::parse(parts.uri.query()?.as_bytes())
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.into_owned())
         .filter(|v| !v.is_empty())
 }

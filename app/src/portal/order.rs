@@ -10,12 +10,11 @@ use leptos::tachys::view::RenderHtml;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
-use super::from_parts;
 use crate::context::use_facts;
 use crate::i18n::{content, orders, ui};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
+use crate::storefront::not_found::{ErrorPage, NotFound};
 use crate::storefront::plans::gpu_text;
 use crate::storefront::stock::StockBadge;
 use crate::storefront::{configure_rest, href};
@@ -80,15 +79,9 @@ pub fn not_for_ids(plan: &str) -> &'static [&'static str] {
 }
 
 #[component]
-pub fn OrderPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/order" /> }.into_any();
-    }
-    let (Some(form), Some(facts)) = (from_parts::<OrderFormView>(), use_facts()) else {
-        return view! { <NotFound /> }.into_any();
+pub fn OrderPage(lang: Lang, form: OrderFormView) -> impl IntoView {
+    let Some(facts) = use_facts() else {
+        return view! { <ErrorPage lang /> }.into_any();
     };
     let (Some(plan), Some(site)) = (
         facts.catalog.plan(&form.plan).cloned(),
@@ -417,5 +410,11 @@ fn SoldOut(lang: Lang, plan: Plan, site: Site, sites: Vec<String>, email: String
             <p>{o.order_alert_offer}</p>
             <super::alerts::AlertForm lang plan=plan.id.to_string() site=site.code.to_string() email />
         </div>
+    }
+}
+
+impl PageView for OrderFormView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <OrderPage lang form=self /> }.into_any()
     }
 }

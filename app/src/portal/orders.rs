@@ -8,14 +8,12 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::Notice;
-use super::from_parts;
 use super::nav::PortalNav;
 use crate::context::use_facts;
 use crate::i18n::orders;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OrderRow {
@@ -91,16 +89,7 @@ pub fn OrderTableRow(lang: Lang, row: OrderRow, money: bool) -> impl IntoView {
 }
 
 #[component]
-pub fn OrdersPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/orders" /> }.into_any();
-    }
-    let Some(view) = from_parts::<OrdersView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn OrdersPage(lang: Lang, view: OrdersView) -> impl IntoView {
     let o = orders(lang);
     let money = !view.own_only;
     let empty = view.rows.is_empty();
@@ -151,13 +140,7 @@ pub struct OrderDetailView {
 }
 
 #[component]
-pub fn OrderDetailPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let Some(view) = from_parts::<OrderDetailView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn OrderDetailPage(lang: Lang, view: OrderDetailView) -> impl IntoView {
     let o = orders(lang);
     let t = crate::i18n::ui(lang);
     let order = view.order;
@@ -249,4 +232,16 @@ pub fn OrderDetailPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for OrdersView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <OrdersPage lang view=self /> }.into_any()
+    }
+}
+
+impl PageView for OrderDetailView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <OrderDetailPage lang view=self /> }.into_any()
+    }
 }

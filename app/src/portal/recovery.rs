@@ -1,21 +1,17 @@
 //! Confirming an email and resetting a forgotten password. Links in mails
 //! open a page with a button: following a link never changes anything.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
 use super::{query, use_feedback};
 use crate::i18n::portal;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn VerifyPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn VerifyPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     let token = query("token").unwrap_or_else(|| use_feedback().value("token"));
     view! {
@@ -36,10 +32,7 @@ pub fn VerifyPage() -> impl IntoView {
 }
 
 #[component]
-pub fn ForgotPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ForgotPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     let sent = query("sent").is_some().then_some(p.forgot_sent);
     view! {
@@ -61,10 +54,7 @@ pub fn ForgotPage() -> impl IntoView {
 }
 
 #[component]
-pub fn ResetPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ResetPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     let token = query("token").unwrap_or_else(|| use_feedback().value("token"));
     view! {

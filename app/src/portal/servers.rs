@@ -18,13 +18,12 @@ use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
-use super::{from_parts, query, use_feedback};
+use super::{query, use_feedback};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 use crate::storefront::plans::gpu_text;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -118,13 +117,7 @@ fn site_city(lang: Lang, code: &str) -> String {
 }
 
 #[component]
-pub fn ServerDetailPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let Some(view) = from_parts::<ServerDetailView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
     let o = orders(lang);
     let t = ui(lang);
     let s = view.server;
@@ -378,5 +371,11 @@ fn PowerForm(
             </label>
             <button type="submit" class="secondary">{title}</button>
         </form>
+    }
+}
+
+impl PageView for ServerDetailView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <ServerDetailPage lang view=self /> }.into_any()
     }
 }

@@ -6,16 +6,11 @@ use leptos::prelude::*;
 use super::forms::{CsrfField, Field, FormErrorNotice};
 use super::{query, use_feedback};
 use crate::i18n::portal;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn SignupPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn SignupPage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     if query("sent").is_some() {
         return view! {

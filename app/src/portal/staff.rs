@@ -5,12 +5,10 @@ use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::from_parts;
 use crate::i18n::{portal, staff};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct OutboxView {
@@ -83,16 +81,7 @@ pub fn StaffNav(lang: Lang) -> impl IntoView {
 }
 
 #[component]
-pub fn OutboxPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff/outbox" /> }.into_any();
-    }
-    let Some(view) = from_parts::<OutboxView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn OutboxPage(lang: Lang, view: OutboxView) -> impl IntoView {
     let p = portal(lang);
     let mails = view
         .mails
@@ -123,4 +112,10 @@ pub fn OutboxPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for OutboxView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <OutboxPage lang view=self /> }.into_any()
+    }
 }

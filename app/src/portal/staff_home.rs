@@ -5,13 +5,11 @@ use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::from_parts;
 use super::staff::StaffNav;
 use crate::i18n::{portal, staff};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StaffHomeView {
@@ -48,16 +46,7 @@ fn StaffCard(
 }
 
 #[component]
-pub fn StaffHomePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/staff" /> }.into_any();
-    }
-    let Some(view) = from_parts::<StaffHomeView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn StaffHomePage(lang: Lang, view: StaffHomeView) -> impl IntoView {
     let s = staff(lang);
     let o = crate::i18n::orders(lang);
     let hosts = if view.hosts.is_empty() {
@@ -160,5 +149,11 @@ fn Accounts(
                 <tbody>{users}</tbody>
             </table>
         </div>
+    }
+}
+
+impl PageView for StaffHomeView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <StaffHomePage lang view=self /> }.into_any()
     }
 }

@@ -10,12 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
-use super::{from_parts, query, use_feedback};
+use super::{query, use_feedback};
 use crate::i18n::tokens;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 /// The redirect code after a revocation (`?done=token-revoked`).
 pub const REVOKED: &str = "token-revoked";
@@ -97,16 +96,7 @@ fn when(at: i64) -> impl IntoView {
 }
 
 #[component]
-pub fn TokensPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::Denied>().is_some() {
-        return view! { <super::forms::DeniedPage lang rest="/tokens" /> }.into_any();
-    }
-    let Some(view) = from_parts::<TokensView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn TokensPage(lang: Lang, view: TokensView) -> impl IntoView {
     let t = tokens(lang);
     let revoked = query("done").is_some_and(|d| d == REVOKED);
     let secret = view
@@ -296,5 +286,11 @@ fn CreateForm(lang: Lang, offered: Vec<Scope>) -> impl IntoView {
             </div>
             <button type="submit">{t.create_submit}</button>
         </form>
+    }
+}
+
+impl PageView for TokensView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <TokensPage lang view=self /> }.into_any()
     }
 }

@@ -1,17 +1,16 @@
 //! Two-factor authentication: enrolling an authenticator app, the recovery
 //! codes (shown once), turning it off, and the second login step.
 
+use domain::Lang;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
-use super::from_parts;
 use super::notices::SavedNotice;
 use crate::i18n::portal;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TwoFactorView {
@@ -25,10 +24,7 @@ pub struct TwoFactorView {
 }
 
 #[component]
-pub fn TwoFactorPage() -> impl IntoView {
-    let (Some(lang), Some(view)) = (route_lang(), from_parts::<TwoFactorView>()) else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn TwoFactorPage(lang: Lang, view: TwoFactorView) -> impl IntoView {
     let p = portal(lang);
     let notice = (view.required && !view.enabled).then_some(p.tfa_required_notice);
     let body = if !view.recovery_codes.is_empty() {
@@ -90,10 +86,7 @@ pub fn TwoFactorPage() -> impl IntoView {
 }
 
 #[component]
-pub fn LoginCodePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn LoginCodePage(lang: Lang) -> impl IntoView {
     let p = portal(lang);
     view! {
         <Page lang title=p.tfa_login_title.to_owned() description=p.tfa_login_title.to_owned() rest="/login/code".to_owned() noindex=true>
@@ -110,4 +103,10 @@ pub fn LoginCodePage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for TwoFactorView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <TwoFactorPage lang view=self /> }.into_any()
+    }
 }

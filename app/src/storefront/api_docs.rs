@@ -5,15 +5,14 @@
 mod examples;
 mod reference;
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::href;
 use super::layout::Page;
-use super::not_found::NotFound;
 use crate::context::use_site_info;
 use crate::i18n::api_docs;
 use crate::i18n::api_docs::{ApiDocs, Example};
-use crate::shell::route_lang;
 
 /// This page's address after the language, for the route table, the
 /// footer and the sitemap.
@@ -80,10 +79,7 @@ fn example(id: &'static str, e: &'static Example, code: String) -> impl IntoView
 }
 
 #[component]
-pub fn ApiDocsPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
     let t = api_docs(lang);
     let c = &t.comments;
     let api = format!("{}/api/v1", use_site_info().base_url);

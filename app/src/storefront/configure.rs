@@ -4,38 +4,29 @@
 //! the form is a live quote (`super::quote`): the summary follows the
 //! selects without a reload.
 
+use crate::portal::query;
 use domain::{Catalog, Lang, Plan, Site, StockSnapshot};
 use leptos::prelude::*;
 use leptos::tachys::view::RenderHtml;
-use leptos_router::hooks::use_query_map;
 
 use super::layout::Page;
-use super::not_found::{ErrorPage, NotFound};
+use super::not_found::ErrorPage;
 use super::plans::gpu_text;
 use super::quote::{ConfigureQuote, LiveQuote, ServerHtml};
 use super::stock::{stock_text, StockBadge, StockReadAt};
 use super::{configure_rest, href};
 use crate::context::{set_status, use_facts, StorefrontFacts};
 use crate::i18n::ui;
-use crate::shell::route_lang;
 
 #[component]
-pub fn ConfigurePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ConfigurePage(lang: Lang) -> impl IntoView {
     let Some(facts) = use_facts() else {
         return view! { <ErrorPage lang /> }.into_any();
     };
     let t = ui(lang);
-    let query = use_query_map();
-    let (plan_q, site_q, alert_set) = query.with_untracked(|q| {
-        (
-            q.get("plan").unwrap_or_default(),
-            q.get("site").unwrap_or_default(),
-            q.get("alert").is_some_and(|v| !v.is_empty()),
-        )
-    });
+    let plan_q = query("plan").unwrap_or_default();
+    let site_q = query("site").unwrap_or_default();
+    let alert_set = query("alert").is_some();
     let catalog = facts.catalog.clone();
     let plan = catalog.plan(&plan_q).cloned();
     let site = catalog.site(&site_q).cloned();

@@ -1,32 +1,26 @@
 //! The home page: every section of the seed page, in its order, with live
 //! plans, stock and latency.
 
+use domain::Lang;
 use leptos::prelude::*;
-use leptos_router::hooks::use_query_map;
 
 use super::latency::LatencySection;
 use super::layout::Page;
-use super::not_found::{ErrorPage, NotFound};
+use super::not_found::ErrorPage;
 use super::plans::PlansTable;
 use super::sections::*;
 use super::seo::{products_json, ProductsJsonLd};
 use super::sites::SitesSection;
 use crate::context::{use_facts, use_site_info};
 use crate::i18n::ui;
-use crate::shell::route_lang;
 
 #[component]
-pub fn HomePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn HomePage(lang: Lang) -> impl IntoView {
     let Some(facts) = use_facts() else {
         return view! { <ErrorPage lang /> }.into_any();
     };
     let t = ui(lang);
-    let city = use_query_map()
-        .with_untracked(|q| q.get("city"))
-        .filter(|c| !c.is_empty());
+    let city = crate::portal::query("city");
     let json = products_json(
         &facts.catalog,
         &facts.stock,

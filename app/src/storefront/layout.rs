@@ -115,7 +115,7 @@ fn AccountLinks(lang: Lang) -> impl IntoView {
 /// rendered without a session and cached for everyone, so they never show
 /// this.
 fn signed_in(lang: Lang) -> Option<impl IntoView> {
-    let viewer = crate::portal::from_parts::<crate::portal::Viewer>()?;
+    let viewer = crate::portal::use_viewer();
     let user = viewer.user?;
     let p = crate::i18n::portal(lang);
     let organization = (!user.organization.is_empty()).then(|| {

@@ -1,15 +1,14 @@
 //! The terms, the privacy notice and the imprint: short texts specific to
 //! this product, in both languages, naming the company from configuration.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::href;
 use super::layout::Page;
-use super::not_found::NotFound;
 use crate::context::use_site_info;
 use crate::i18n::site;
 use crate::i18n::site::Part;
-use crate::shell::route_lang;
 
 /// A long text's parts, each under its own heading.
 #[component]
@@ -33,10 +32,7 @@ pub fn SupportEmail() -> impl IntoView {
 }
 
 #[component]
-pub fn TermsPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn TermsPage(lang: Lang) -> impl IntoView {
     let s = site(lang);
     let company = use_site_info().company;
     let rows = s
@@ -81,10 +77,7 @@ pub fn TermsPage() -> impl IntoView {
 }
 
 #[component]
-pub fn PrivacyPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn PrivacyPage(lang: Lang) -> impl IntoView {
     let s = site(lang);
     let company = use_site_info().company;
     view! {
@@ -104,10 +97,7 @@ pub fn PrivacyPage() -> impl IntoView {
 }
 
 #[component]
-pub fn ImprintPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ImprintPage(lang: Lang) -> impl IntoView {
     let s = site(lang);
     let company = use_site_info().company;
     view! {

@@ -1,20 +1,16 @@
 //! How to reach support: the address from configuration, what to put in
 //! the message, and the portal pages that often answer the question first.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::href;
 use super::layout::Page;
 use super::legal::SupportEmail;
-use super::not_found::NotFound;
 use crate::i18n::site;
-use crate::shell::route_lang;
 
 #[component]
-pub fn SupportPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn SupportPage(lang: Lang) -> impl IntoView {
     let s = site(lang);
     view! {
         <Page lang title=s.support_title.to_owned() description=s.support_description.to_owned() rest="/support".to_owned()>

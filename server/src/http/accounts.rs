@@ -3,7 +3,12 @@
 //! account). Each calls the accounts capability and answers with a redirect
 //! (success) or a refusal that shows the form's page again.
 
+use app::portal::account::AccountPage;
+use app::portal::email::ConfirmEmailPage;
+use app::portal::login::LoginPage;
 use app::portal::notices::{code, done_path};
+use app::portal::recovery::{ForgotPage, ResetPage, VerifyPage};
+use app::portal::signup::SignupPage;
 use app::portal::{FormError, FormFeedback};
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
@@ -11,6 +16,7 @@ use backend::accounts::lifecycle::LifecycleError;
 use backend::accounts::{self, AccountError, Links, PasswordProblem, SignUp};
 use domain::Lang;
 use http::request::Parts;
+use leptos::prelude::*;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -18,7 +24,7 @@ use tower_sessions::Session;
 
 use super::auth::{after_login, start_login};
 use super::page::{
-    client_ip, redirect, render, PageError, PageLang, PageResult, SameOrigin, Signed,
+    client_ip, plain, redirect, PageError, PageLang, PageResult, SameOrigin, Signed,
 };
 use super::routes::{Access, Route};
 use crate::startup::AppState;
@@ -26,20 +32,33 @@ use crate::startup::AppState;
 pub fn routes() -> Vec<Route> {
     use Access::{Anyone, SignedIn};
     vec![
-        Route::get("/{lang}/login", Anyone, login_page),
+        Route::get("/{lang}/login", Anyone, login_page)
+            .shows(|lang| view! { <LoginPage lang /> }.into_any()),
         Route::post("/{lang}/login", Anyone, login),
-        Route::page("/{lang}/signup", Anyone),
+        Route::page("/{lang}/signup", Anyone, |lang| {
+            view! { <SignupPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/signup", Anyone, signup),
-        Route::page("/{lang}/verify", Anyone),
+        Route::page("/{lang}/verify", Anyone, |lang| {
+            view! { <VerifyPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/verify", Anyone, verify),
-        Route::page("/{lang}/forgot", Anyone),
+        Route::page("/{lang}/forgot", Anyone, |lang| {
+            view! { <ForgotPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/forgot", Anyone, forgot),
-        Route::page("/{lang}/reset", Anyone),
+        Route::page("/{lang}/reset", Anyone, |lang| {
+            view! { <ResetPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/reset", Anyone, reset),
         Route::post("/{lang}/logout", Anyone, logout),
-        Route::page("/{lang}/email", Anyone),
+        Route::page("/{lang}/email", Anyone, |lang| {
+            view! { <ConfirmEmailPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/email", Anyone, confirm_email),
-        Route::page("/{lang}/account", SignedIn),
+        Route::page("/{lang}/account", SignedIn, |lang| {
+            view! { <AccountPage lang /> }.into_any()
+        }),
         Route::post("/{lang}/account/password", SignedIn, change_password),
         Route::post("/{lang}/account/email", SignedIn, change_email),
         Route::post("/{lang}/account/delete", SignedIn, delete_account),
@@ -61,7 +80,10 @@ pub async fn login_page(
     if current.is_some() && !shown_again {
         return Ok(redirect(lang, "/account"));
     }
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    Ok(plain(&state, parts, |lang| {
+        view! { <LoginPage lang /> }.into_any()
+    })
+    .await)
 }
 
 impl From<AccountError> for PageError {

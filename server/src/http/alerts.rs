@@ -2,6 +2,7 @@
 //! unsubscribing through the mailed link. Subscribing sends mail, so it is
 //! limited per client address and per recipient like every such form.
 
+use app::portal::alerts::UnsubscribePage;
 use app::portal::{FormError, FormFeedback, Viewer};
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -10,6 +11,7 @@ use backend::rate_limit::{self, MAIL_PER_ADDRESS, MAIL_PER_RECIPIENT};
 use backend::stock_alerts::{self, AlertError, Subscription};
 use http::request::Parts;
 use http::StatusCode;
+use leptos::prelude::*;
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -23,7 +25,9 @@ pub fn routes() -> Vec<Route> {
     use Access::Anyone;
     vec![
         Route::post("/{lang}/alerts", Anyone, subscribe),
-        Route::page("/{lang}/alerts/unsubscribe", Anyone),
+        Route::page("/{lang}/alerts/unsubscribe", Anyone, |lang| {
+            view! { <UnsubscribePage lang /> }.into_any()
+        }),
         Route::post("/{lang}/alerts/unsubscribe", Anyone, unsubscribe),
     ]
 }

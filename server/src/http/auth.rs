@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tower_sessions::Session;
 
-use super::page::{ours, render, Pages};
+use super::page::{ours, render, render_body, Pages};
 use super::routes::Access;
 use super::session_store::USER_KEY;
 use crate::startup::AppState;
@@ -89,11 +89,8 @@ pub async fn load_viewer(
             req.extensions_mut().insert(current);
             req.extensions_mut().insert(viewer);
             if !allowed {
-                let (mut parts, _) = req.into_parts();
-                parts.extensions.insert(app::portal::Denied);
-                let mut response = render(state, parts, Default::default()).await;
-                *response.status_mut() = http::StatusCode::FORBIDDEN;
-                return response;
+                let (parts, _) = req.into_parts();
+                return super::page::denied(state, parts).await;
             }
             next.run(req).await
         }
@@ -116,9 +113,10 @@ pub async fn load_viewer(
 /// The page asked for, with the translated "temporarily unavailable" error
 /// and status 503.
 async fn unavailable(state: &AppState, req: Request) -> Response {
-    let (mut parts, _) = req.into_parts();
-    parts.extensions.insert(app::portal::Outage);
-    let mut response = render(state, parts, Default::default()).await;
+    let (parts, _) = req.into_parts();
+    let lang = super::page::lang_of(&parts);
+    let mut response =
+        render_body(state, parts, Default::default(), app::shell::outage(lang)).await;
     *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
     response
 }

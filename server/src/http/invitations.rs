@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tower_sessions::Session;
 
 use super::auth::{remember_return, start_login, ORGANIZATION};
-use super::page::{redirect, render, PageError, PageLang, PageResult, SameOrigin, Signed};
+use super::page::{page, redirect, PageError, PageLang, PageResult, SameOrigin, Signed};
 use super::routes::{Access, Route};
 use crate::startup::AppState;
 
@@ -49,7 +49,7 @@ pub async fn invite_page(
     State(state): State<Arc<AppState>>,
     current: Option<Signed>,
     session: Session,
-    mut parts: Parts,
+    parts: Parts,
 ) -> PageResult {
     let token = token_of(&parts);
     let facts = if token.is_empty() {
@@ -84,8 +84,7 @@ pub async fn invite_page(
         let here = format!("{}?token={token}", parts.uri.path());
         remember_return(&session, &here).await?;
     }
-    parts.extensions.insert(view);
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    page(&state, parts, view).await
 }
 
 #[derive(Deserialize)]

@@ -7,7 +7,7 @@
 use app::portal::audit::AuditView;
 use app::portal::members::{MemberRow, MembersView, PendingRow};
 use app::portal::notices::{code, done_path};
-use app::portal::{FormError, FormFeedback};
+use app::portal::FormError;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use backend::accounts::Links;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use tower_sessions::Session;
 
 use super::auth::ORGANIZATION;
-use super::page::{redirect, render, Member, PageError, PageLang, PageResult, SameOrigin, Signed};
+use super::page::{page, redirect, Member, PageError, PageLang, PageResult, SameOrigin, Signed};
 use super::routes::{Access, Route};
 use crate::startup::AppState;
 
@@ -91,21 +91,19 @@ async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result
 pub async fn members_page(
     State(state): State<Arc<AppState>>,
     Member(m): Member,
-    mut parts: Parts,
+    parts: Parts,
 ) -> PageResult {
     let view = members_view(&state, &m.organization_id).await?;
-    parts.extensions.insert(view);
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    page(&state, parts, view).await
 }
 
 pub async fn audit_page(
     State(state): State<Arc<AppState>>,
     Member(m): Member,
-    mut parts: Parts,
+    parts: Parts,
 ) -> PageResult {
     let entries = backend::audit::for_organization(&state.db, &m.organization_id, 200).await?;
-    parts.extensions.insert(AuditView { entries });
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    page(&state, parts, AuditView { entries }).await
 }
 
 #[derive(Deserialize)]

@@ -3,7 +3,8 @@
 //! turns into the translated page. Handlers return
 //! `Result<Response, PageError>` and read top to bottom with `?`.
 
-use app::portal::{Denied, FormError, FormFeedback, Viewer};
+use app::portal::{FormError, FormFeedback, Viewer};
+use app::{PageBody, PageView};
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request, State};
 use axum::middleware::Next;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use tower::ServiceExt;
 
 use super::auth::{ClientIp, CurrentUser};
-use super::routes::Rules;
+use super::routes::{self, Plain, Rules};
 use crate::startup::AppState;
 
 /// Why a page or form could not be answered as asked.
@@ -86,10 +87,15 @@ impl IntoResponse for PageError {
     }
 }
 
-/// Renders the page at this request's address with the error and the
-/// fields to show again. Without an error of its own, a page shown again
-/// for a refused form keeps that form's feedback.
-pub async fn render(state: &AppState, mut parts: Parts, feedback: FormFeedback) -> Response {
+/// Renders `body` in the shell, with the form feedback to show. Without an
+/// error of its own, a page shown again for a refused form keeps that
+/// form's feedback; the status is the error's.
+pub async fn render_body(
+    state: &AppState,
+    mut parts: Parts,
+    feedback: FormFeedback,
+    body: PageBody,
+) -> Response {
     let feedback = match (&feedback.error, parts.extensions.get::<FormFeedback>()) {
         (None, Some(earlier)) => earlier.clone(),
         _ => feedback,
@@ -101,25 +107,75 @@ pub async fn render(state: &AppState, mut parts: Parts, feedback: FormFeedback) 
     let options = state.leptos_options.clone();
     let handler = leptos_axum::render_app_to_stream_with_context(
         move || provide_context(site_info.clone()),
-        move || app::shell(options.clone()),
+        move || app::shell(options.clone(), body.clone()),
     );
     let mut response = handler(Request::from_parts(parts, Body::empty())).await;
-    *response.status_mut() =
-        StatusCode::from_u16(status).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+    if status != 200 {
+        *response.status_mut() =
+            StatusCode::from_u16(status).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+    }
     response
 }
 
-/// The page at this address with its data and the storefront facts
-/// (catalog names, stock).
-pub async fn page<T: Clone + Send + Sync + 'static>(
-    state: &AppState,
-    mut parts: Parts,
-    view: T,
-) -> PageResult {
+/// The page at this request's address that needs no data (a sign-in or
+/// recovery form, a storefront page), with the form feedback: where a
+/// request refused before its handler ran is answered. Any other address
+/// is the 404 page, or the "try again" page for a failure.
+pub async fn render(state: &AppState, parts: Parts, feedback: FormFeedback) -> Response {
+    let lang = lang_of(&parts);
+    let body = match routes::plain_page(parts.uri.path()) {
+        Some(show) => PageBody::new(move || show(lang)),
+        None if feedback.error == Some(FormError::Unavailable) => app::shell::outage(lang),
+        None => app::shell::not_found(),
+    };
+    render_body(state, parts, feedback, body).await
+}
+
+/// A page that needs no data, rendered by its route.
+pub async fn plain(state: &AppState, parts: Parts, show: Plain) -> Response {
+    // `/{lang}` also matches `/xx`: only our languages are pages.
+    let Some(lang) = app::context::lang_of_path(parts.uri.path()) else {
+        return not_found(state, Request::from_parts(parts, Body::empty())).await;
+    };
+    let body = PageBody::new(move || show(lang));
+    render_body(state, parts, FormFeedback::default(), body).await
+}
+
+/// The page of this view, with the storefront facts (catalog names, stock).
+pub async fn page<V: PageView>(state: &AppState, mut parts: Parts, view: V) -> PageResult {
     let versioned = state.facts.current().await?;
     parts.extensions.insert(versioned.facts.clone());
-    parts.extensions.insert(view);
-    Ok(render(state, parts, FormFeedback::default()).await)
+    let body = PageBody::of(view, lang_of(&parts));
+    Ok(render_body(state, parts, FormFeedback::default(), body).await)
+}
+
+/// The designed 404 page, for an address nothing answers.
+pub async fn not_found(state: &AppState, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    let mut response = render_body(
+        state,
+        parts,
+        FormFeedback::default(),
+        app::shell::not_found(),
+    )
+    .await;
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// "Not allowed" at this request's address (403).
+pub async fn denied(state: &AppState, parts: Parts) -> Response {
+    let lang = lang_of(&parts);
+    let rest = parts.uri.path().get(3..).unwrap_or_default().to_owned();
+    let mut response = render_body(
+        state,
+        parts,
+        FormFeedback::default(),
+        app::shell::denied(lang, rest),
+    )
+    .await;
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response
 }
 
 /// `/{lang}{rest}`, after a form did what it asked.
@@ -171,21 +227,15 @@ fn feedback(failure: &PageError, path: &str) -> Option<FormFeedback> {
 }
 
 /// The failure as the page at the request's address.
-async fn show(state: &AppState, mut parts: Parts, failure: &PageError) -> Response {
-    let status = match failure {
-        PageError::NotFound => StatusCode::NOT_FOUND,
-        PageError::Denied => {
-            parts.extensions.insert(Denied);
-            StatusCode::FORBIDDEN
-        }
+async fn show(state: &AppState, parts: Parts, failure: &PageError) -> Response {
+    match failure {
+        PageError::NotFound => not_found(state, Request::from_parts(parts, Body::empty())).await,
+        PageError::Denied => denied(state, parts).await,
         other => {
             let feedback = feedback(other, parts.uri.path()).unwrap_or_default();
-            return render(state, parts, feedback).await;
+            render(state, parts, feedback).await
         }
-    };
-    let mut response = render(state, parts, FormFeedback::default()).await;
-    *response.status_mut() = status;
-    response
+    }
 }
 
 /// The page the refused form is on, rendered by its own route.

@@ -4,12 +4,16 @@
 //! enrolment rule, the page a refused form shows again and the
 //! authorization matrix test all read this table.
 
+use axum::extract::State;
 use axum::handler::Handler;
 use axum::routing::MethodRouter;
 use backend::organizations::Role;
+use domain::Lang;
+use http::request::Parts;
 use http::Method;
+use leptos::prelude::AnyView;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::startup::AppState;
 
@@ -63,13 +67,15 @@ impl Access {
     }
 }
 
-/// One route: a method on a path pattern, who may use it, and its handler
-/// (or none: the Leptos page of the same path renders it).
+/// One route: a method on a path pattern, who may use it, and its handler.
 pub struct Route {
     pub method: Method,
     pub path: &'static str,
     pub access: Access,
-    pub(crate) handler: Option<MethodRouter<Arc<AppState>>>,
+    pub(crate) handler: MethodRouter<Arc<AppState>>,
+    /// A page that needs no data: what it shows, also where a refused form
+    /// or request at its address is shown again.
+    pub(crate) plain: Option<Plain>,
 }
 
 impl Route {
@@ -82,7 +88,8 @@ impl Route {
             method: Method::GET,
             path,
             access,
-            handler: Some(axum::routing::get(handler)),
+            handler: axum::routing::get(handler),
+            plain: None,
         }
     }
 
@@ -95,18 +102,60 @@ impl Route {
             method: Method::POST,
             path,
             access,
-            handler: Some(axum::routing::post(handler)),
+            handler: axum::routing::post(handler),
+            plain: None,
         }
     }
 
-    /// A page the Leptos route of the same path renders, needing no data of
-    /// the caller's organization.
-    pub fn page(path: &'static str, access: Access) -> Route {
+    /// What a GET page with its own handler shows when a request at its
+    /// address is refused before the handler runs (a cross-site login).
+    pub fn shows(mut self, show: Plain) -> Route {
+        self.plain = Some(show);
+        self
+    }
+
+    /// A page that needs no data of the caller's organization: `show`
+    /// renders it in the address's language.
+    pub fn page(path: &'static str, access: Access, show: Plain) -> Route {
+        let handler = move |State(state): State<Arc<AppState>>, parts: Parts| async move {
+            super::page::plain(&state, parts, show).await
+        };
         Route {
             method: Method::GET,
             path,
             access,
-            handler: None,
+            handler: axum::routing::get(handler),
+            plain: Some(show),
+        }
+    }
+}
+
+/// How a page that needs no data is shown.
+pub type Plain = fn(Lang) -> AnyView;
+
+/// The page that needs no data at this address (`/en/signup`), if there is
+/// one: where a request refused before its handler ran is shown.
+pub fn plain_page(path: &str) -> Option<Plain> {
+    static PLAIN: LazyLock<Vec<(&'static str, Plain)>> = LazyLock::new(|| {
+        all()
+            .into_iter()
+            .filter_map(|r| Some((r.path, r.plain?)))
+            .collect()
+    });
+    PLAIN
+        .iter()
+        .find(|(pattern, _)| matches(pattern, path))
+        .map(|(_, show)| *show)
+}
+
+/// Whether a path fits a pattern such as `/{lang}/configure`.
+fn matches(pattern: &str, path: &str) -> bool {
+    let (mut pattern, mut path) = (pattern.split('/'), path.split('/'));
+    loop {
+        match (pattern.next(), path.next()) {
+            (None, None) => return true,
+            (Some(p), Some(s)) if p == s || (p.starts_with('{') && !s.is_empty()) => {}
+            _ => return false,
         }
     }
 }

@@ -6,12 +6,11 @@
 use app::portal::audit::AuditView;
 use app::portal::staff::OutboxView;
 use app::portal::staff_home::StaffHomeView;
-use app::portal::FormFeedback;
 use axum::extract::State;
 use http::request::Parts;
 use std::sync::Arc;
 
-use super::page::{render, PageError, PageResult};
+use super::page::{page, PageError, PageResult};
 use super::routes::{Access, Route};
 use crate::startup::AppState;
 
@@ -23,9 +22,9 @@ pub fn routes() -> Vec<Route> {
     ]
 }
 
-pub async fn staff_page(State(state): State<Arc<AppState>>, mut parts: Parts) -> PageResult {
+pub async fn staff_page(State(state): State<Arc<AppState>>, parts: Parts) -> PageResult {
     let counts = backend::staff::overview(&state.db, state.clock.now()).await?;
-    parts.extensions.insert(StaffHomeView {
+    let view = StaffHomeView {
         hosts: counts.hosts,
         degraded_hosts: counts.degraded_hosts,
         open_windows: counts.open_windows,
@@ -36,11 +35,11 @@ pub async fn staff_page(State(state): State<Arc<AppState>>, mut parts: Parts) ->
         amount_due: domain::Money::eur(counts.amount_due_cents),
         organizations: backend::staff::organizations(&state.db).await?,
         users: backend::staff::users(&state.db).await?,
-    });
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    };
+    page(&state, parts, view).await
 }
 
-pub async fn outbox_page(State(state): State<Arc<AppState>>, mut parts: Parts) -> PageResult {
+pub async fn outbox_page(State(state): State<Arc<AppState>>, parts: Parts) -> PageResult {
     // Mail bodies hold working reset, invitation and verification links:
     // reading them is taking over the account, so only a development
     // server (whose mail goes nowhere else) shows them.
@@ -52,13 +51,11 @@ pub async fn outbox_page(State(state): State<Arc<AppState>>, mut parts: Parts) -
         .into_iter()
         .map(|m| (m.created_at, m.to, m.subject, m.body))
         .collect();
-    parts.extensions.insert(OutboxView { mails });
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    page(&state, parts, OutboxView { mails }).await
 }
 
 /// The audit log of every organization, and of actions outside any.
-pub async fn audit_page(State(state): State<Arc<AppState>>, mut parts: Parts) -> PageResult {
+pub async fn audit_page(State(state): State<Arc<AppState>>, parts: Parts) -> PageResult {
     let entries = backend::audit::all(&state.db, 500).await?;
-    parts.extensions.insert(AuditView { entries });
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    page(&state, parts, AuditView { entries }).await
 }

@@ -2,20 +2,22 @@
 //! second login step, turning it off, and an owner's requirement.
 
 use app::portal::notices::{code, done_path};
+use app::portal::two_factor::LoginCodePage;
 use app::portal::two_factor::TwoFactorView;
-use app::portal::{FormError, FormFeedback};
+use app::portal::FormError;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use backend::accounts::two_factor::{self, TwoFactorError};
 use backend::accounts::{throttle, user_by_id};
 use http::request::Parts;
+use leptos::prelude::*;
 use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
 use super::auth::{after_login, start_login, CurrentUser};
 use super::page::{
-    client_ip, redirect, render, PageError, PageLang, PageResult, SameOrigin, Signed,
+    client_ip, plain, redirect, PageError, PageLang, PageResult, SameOrigin, Signed,
 };
 use super::routes::{Access, Route};
 use crate::startup::AppState;
@@ -26,7 +28,8 @@ pub fn routes() -> Vec<Route> {
         Route::get("/{lang}/account/2fa", Enrolling, page),
         Route::post("/{lang}/account/2fa", Enrolling, confirm),
         Route::post("/{lang}/account/2fa/disable", Enrolling, disable),
-        Route::get("/{lang}/login/code", Anyone, login_code_page),
+        Route::get("/{lang}/login/code", Anyone, login_code_page)
+            .shows(|lang| view! { <LoginCodePage lang /> }.into_any()),
         Route::post("/{lang}/login/code", Anyone, login_code),
     ]
 }
@@ -90,11 +93,10 @@ pub async fn page(
     State(state): State<Arc<AppState>>,
     Signed(current): Signed,
     session: Session,
-    mut parts: Parts,
+    parts: Parts,
 ) -> PageResult {
     let view = page_view(&state, &session, &current).await?;
-    parts.extensions.insert(view);
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    super::page::page(&state, parts, view).await
 }
 
 #[derive(Deserialize)]
@@ -110,7 +112,7 @@ pub async fn confirm(
     State(state): State<Arc<AppState>>,
     Signed(current): Signed,
     session: Session,
-    mut parts: Parts,
+    parts: Parts,
     SameOrigin(form): SameOrigin<CodeForm>,
 ) -> PageResult {
     let pending = session
@@ -128,13 +130,13 @@ pub async fn confirm(
     )
     .await?;
     let _ = session.remove::<String>(PENDING_SECRET).await;
-    parts.extensions.insert(TwoFactorView {
+    let view = TwoFactorView {
         enabled: true,
         enrolment: None,
         recovery_codes: codes,
         required: false,
-    });
-    Ok(render(&state, parts, FormFeedback::default()).await)
+    };
+    super::page::page(&state, parts, view).await
 }
 
 pub async fn disable(
@@ -166,7 +168,10 @@ pub async fn login_code_page(
     parts: Parts,
 ) -> PageResult {
     match pending_user(&state, &session).await {
-        Some(_) => Ok(render(&state, parts, FormFeedback::default()).await),
+        Some(_) => Ok(plain(&state, parts, |lang| {
+            view! { <LoginCodePage lang /> }.into_any()
+        })
+        .await),
         None => Ok(redirect(lang, "/login")),
     }
 }

@@ -2,29 +2,19 @@
 //! plan, site, state, a scheduled cancellation or an overdue invoice, and
 //! its IPv4 address.
 
+use domain::Lang;
 use leptos::prelude::*;
 
 use super::{site_city, ServersView};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
-use crate::portal::from_parts;
+use crate::page::PageView;
 use crate::portal::nav::PortalNav;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn ServersPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<crate::portal::Denied>().is_some() {
-        return view! { <crate::portal::forms::DeniedPage lang rest="/servers" /> }.into_any();
-    }
-    let Some(view) = from_parts::<ServersView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn ServersPage(lang: Lang, view: ServersView) -> impl IntoView {
     let o = orders(lang);
     let t = ui(lang);
     let facts = use_facts();
@@ -92,4 +82,10 @@ pub fn ServersPage() -> impl IntoView {
         </Page>
     }
     .into_any()
+}
+
+impl PageView for ServersView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <ServersPage lang view=self /> }.into_any()
+    }
 }

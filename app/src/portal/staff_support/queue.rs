@@ -6,29 +6,18 @@ use domain::support::{Category, State};
 use domain::Lang;
 use leptos::prelude::*;
 
-use super::super::from_parts;
 use super::super::staff::StaffNav;
 use super::{
     first_response_text, server_text, thread_rest, waiting_text, QueueView, RequestRow, AGES,
 };
 use crate::context::use_facts;
 use crate::i18n::staff_support;
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn StaffSupportQueuePage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::super::Denied>().is_some() {
-        return view! { <super::super::forms::DeniedPage lang rest="/staff/support" /> }.into_any();
-    }
-    let Some(view) = from_parts::<QueueView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn StaffSupportQueuePage(lang: Lang, view: QueueView) -> impl IntoView {
     let s = staff_support(lang);
     let counts = view
         .counts
@@ -172,5 +161,11 @@ fn queue_table(lang: Lang, rows: Vec<RequestRow>, now: i64) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
+    }
+}
+
+impl PageView for QueueView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <StaffSupportQueuePage lang view=self /> }.into_any()
     }
 }

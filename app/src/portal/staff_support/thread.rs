@@ -9,28 +9,18 @@ use leptos::prelude::*;
 
 use super::super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::super::staff::StaffNav;
-use super::super::{from_parts, query, use_feedback};
+use super::super::{query, use_feedback};
 use super::{
     first_response_text, server_text, thread_rest, Lines, MessageRow, OpenInvoiceRow, OrgServerRow,
     ScalingRow, ThreadView,
 };
 use crate::i18n::{orders, staff_support};
-use crate::shell::route_lang;
+use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn StaffSupportThreadPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<super::super::Denied>().is_some() {
-        return view! { <super::super::forms::DeniedPage lang rest="/staff/support" /> }.into_any();
-    }
-    let Some(view) = from_parts::<ThreadView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn StaffSupportThreadPage(lang: Lang, view: ThreadView) -> impl IntoView {
     let s = staff_support(lang);
     let r = view.request.clone();
     let title = (s.thread_title)(&r.reference);
@@ -331,5 +321,11 @@ fn Organization(
             <h3>{s.invoices_title}</h3>
             {invoices}
         </aside>
+    }
+}
+
+impl PageView for ThreadView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <StaffSupportThreadPage lang view=self /> }.into_any()
     }
 }

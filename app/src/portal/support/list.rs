@@ -7,27 +7,16 @@ use leptos::prelude::*;
 
 use super::{category_name, when, RequestRow, StateBadge, SupportListView};
 use crate::i18n::support;
+use crate::page::PageView;
 use crate::portal::forms::FormErrorNotice;
-use crate::portal::from_parts;
 use crate::portal::nav::PortalNav;
-use crate::shell::route_lang;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 const REST: &str = "/support/requests";
 
 #[component]
-pub fn SupportListPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<crate::portal::Denied>().is_some() {
-        return view! { <crate::portal::forms::DeniedPage lang rest=REST /> }.into_any();
-    }
-    let Some(view) = from_parts::<SupportListView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn SupportListPage(lang: Lang, view: SupportListView) -> impl IntoView {
     let s = support(lang);
     let body = if view.requests.is_empty() {
         view! {
@@ -102,5 +91,11 @@ fn Row(lang: Lang, row: RequestRow) -> impl IntoView {
             <td data-label=s.col_server>{server}</td>
             <td data-label=s.col_activity>{when(row.updated_at)}</td>
         </tr>
+    }
+}
+
+impl PageView for SupportListView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <SupportListPage lang view=self /> }.into_any()
     }
 }

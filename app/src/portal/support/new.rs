@@ -12,27 +12,17 @@ use super::{
     category_hint, category_name, NewRequestView, BODY_MAX, SCALING_MAX, SUBJECT_MAX, SUBJECT_MIN,
 };
 use crate::i18n::{content, support};
+use crate::page::PageView;
 use crate::portal::forms::{CsrfField, FormErrorNotice};
 use crate::portal::nav::PortalNav;
-use crate::portal::{from_parts, use_feedback, FormFeedback};
-use crate::shell::route_lang;
+use crate::portal::{use_feedback, FormFeedback};
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 const REST: &str = "/support/requests/new";
 
 #[component]
-pub fn NewRequestPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    if from_parts::<crate::portal::Denied>().is_some() {
-        return view! { <crate::portal::forms::DeniedPage lang rest=REST /> }.into_any();
-    }
-    let Some(view) = from_parts::<NewRequestView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn NewRequestPage(lang: Lang, view: NewRequestView) -> impl IntoView {
     let s = support(lang);
     let feedback = use_feedback();
     // A refused form keeps what was typed; a fresh one what the link chose.
@@ -189,5 +179,11 @@ fn ScalingQuestions(lang: Lang, feedback: FormFeedback) -> impl IntoView {
             <p class="hint" id="model-size-hint">{s.model_size_hint}</p>
             {choice("timeline", s.field_timeline, s.choose, timelines, feedback.value("timeline"))}
         </fieldset>
+    }
+}
+
+impl PageView for NewRequestView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <NewRequestPage lang view=self /> }.into_any()
     }
 }

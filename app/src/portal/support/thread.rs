@@ -10,22 +10,15 @@ use super::{
     category_name, when, with_breaks, MessageView, ScalingView, StateBadge, ThreadView, BODY_MAX,
 };
 use crate::i18n::support;
+use crate::page::PageView;
 use crate::portal::forms::{CsrfField, FormErrorNotice, Notice};
 use crate::portal::nav::PortalNav;
-use crate::portal::{from_parts, query, use_feedback};
-use crate::shell::route_lang;
+use crate::portal::{query, use_feedback};
 use crate::storefront::href;
 use crate::storefront::layout::Page;
-use crate::storefront::not_found::NotFound;
 
 #[component]
-pub fn SupportThreadPage() -> impl IntoView {
-    let Some(lang) = route_lang() else {
-        return view! { <NotFound /> }.into_any();
-    };
-    let Some(view) = from_parts::<ThreadView>() else {
-        return view! { <NotFound /> }.into_any();
-    };
+pub fn SupportThreadPage(lang: Lang, view: ThreadView) -> impl IntoView {
     let s = support(lang);
     let r = view.request.clone();
     let rest = format!("/support/requests/{}", r.id);
@@ -181,5 +174,11 @@ fn Closed(
             {closed_on.map(|t| view! { <p>{t}</p> })}
             {next}
         </div>
+    }
+}
+
+impl PageView for ThreadView {
+    fn render(self, lang: Lang) -> AnyView {
+        view! { <SupportThreadPage lang view=self /> }.into_any()
     }
 }

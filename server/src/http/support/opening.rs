@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 use super::super::page::{
-    client_ip, lang_of, page, redirect, render, Member, PageError, PageResult, SameOrigin, Signed,
+    client_ip, lang_of, page, redirect, Member, PageError, PageResult, SameOrigin, Signed,
 };
 use crate::startup::AppState;
 
@@ -197,8 +197,6 @@ async fn form_again(
     parts.method = Method::GET;
     parts.headers.remove(header::CONTENT_TYPE);
     parts.headers.remove(header::CONTENT_LENGTH);
-    let versioned = state.facts.current().await?;
-    parts.extensions.insert(versioned.facts.clone());
-    parts.extensions.insert(view);
-    Ok(render(state, parts, feedback).await)
+    parts.extensions.insert(feedback);
+    page(state, parts, view).await
 }
