@@ -12,6 +12,21 @@ pub trait PageView: Clone + Send + Sync + 'static {
     fn render(self, lang: Lang) -> AnyView;
 }
 
+/// `impl PageView for KeysView` showing `<KeysPage lang view=self />`:
+/// `page_view!(KeysView => KeysPage(view));`
+#[macro_export]
+macro_rules! page_view {
+    ($view:ty => $page:ident($prop:ident)) => {
+        impl $crate::page::PageView for $view {
+            fn render(self, lang: domain::Lang) -> leptos::prelude::AnyView {
+                leptos::prelude::IntoAny::into_any(
+                    leptos::prelude::view! { <$page lang $prop=self /> },
+                )
+            }
+        }
+    };
+}
+
 /// What the shell shows inside `<body>`: built by the server per request
 /// (a page's view, a page that needs no data, or an error page).
 #[derive(Clone)]

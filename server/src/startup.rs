@@ -347,7 +347,7 @@ fn router(state: Arc<AppState>) -> Router {
         let state = state.clone();
         move |req: axum::extract::Request| {
             let state = state.clone();
-            async move { page::not_found(&state, req).await }
+            async move { page::not_found(&state, req.into_parts().0).await }
         }
     };
     let portal_router = portal_routes
@@ -369,7 +369,7 @@ fn router(state: Arc<AppState>) -> Router {
     let not_found = Router::new()
         .fallback(
             |State(state): State<Arc<AppState>>, req: axum::extract::Request| async move {
-                page::not_found(&state, req).await
+                page::not_found(&state, req.into_parts().0).await
             },
         )
         .layer(from_fn_with_state(state.clone(), page_cache::storefront))

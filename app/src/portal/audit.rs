@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::portal;
-use crate::page::PageView;
 use crate::storefront::layout::Page;
 use domain::Lang;
 
@@ -69,8 +68,4 @@ pub fn AuditPage(lang: Lang, view: AuditView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for AuditView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <AuditPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(AuditView => AuditPage(view));

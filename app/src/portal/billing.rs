@@ -12,7 +12,6 @@ use super::forms::{CsrfField, FormErrorNotice, Notice};
 use super::nav::PortalNav;
 use super::query;
 use crate::i18n::billing;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -232,8 +231,4 @@ pub fn BillingPage(lang: Lang, view: BillingView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for BillingView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <BillingPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(BillingView => BillingPage(view));

@@ -13,7 +13,6 @@ use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
 use super::use_feedback;
 use crate::i18n::{billing, orders};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -229,8 +228,4 @@ pub fn BillingProfilePage(lang: Lang, view: BillingProfileView) -> impl IntoView
     .into_any()
 }
 
-impl PageView for BillingProfileView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <BillingProfilePage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(BillingProfileView => BillingProfilePage(view));

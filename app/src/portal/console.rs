@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::nav::PortalNav;
 use crate::i18n::operations;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -104,8 +103,4 @@ pub fn ConsolePage(lang: Lang, view: ConsoleView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for ConsoleView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <ConsolePage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(ConsoleView => ConsolePage(view));

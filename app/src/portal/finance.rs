@@ -13,7 +13,6 @@ use super::query;
 use super::settle::{OpenInvoice, OpenInvoiceCard, SettledRow, SettledTable};
 use super::staff::StaffNav;
 use crate::i18n::billing;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -210,8 +209,4 @@ pub fn FinancePage(lang: Lang, view: FinanceView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for FinanceView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <FinancePage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(FinanceView => FinancePage(view));

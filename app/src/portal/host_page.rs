@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use super::host_bmc::BmcRow;
 use super::staff::StaffNav;
 use crate::i18n::{orders, staff, ui};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -170,8 +169,4 @@ fn History(lang: Lang, events: Vec<HostEventRow>) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for HostPageView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <HostPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(HostPageView => HostPage(view));

@@ -15,7 +15,6 @@ use super::staff::StaffNav;
 use super::{query, use_feedback};
 use crate::context::use_facts;
 use crate::i18n::{orders, staff, ui};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::ErrorPage;
@@ -250,14 +249,6 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
     }
 }
 
-impl PageView for StaffOrdersView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <StaffOrdersPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(StaffOrdersView => StaffOrdersPage(view));
 
-impl PageView for InventoryView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <InventoryPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(InventoryView => InventoryPage(view));

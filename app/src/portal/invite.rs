@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use super::forms::{CsrfField, Field, FormErrorNotice};
 use super::{role_name, use_feedback, use_viewer};
 use crate::i18n::portal;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -104,8 +103,4 @@ pub fn InvitePage(lang: Lang, invite: InviteView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for InviteView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <InvitePage lang invite=self /> }.into_any()
-    }
-}
+crate::page_view!(InviteView => InvitePage(invite));

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use super::billing::{period, status_text, InvoiceRow};
 use crate::i18n::billing;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -149,8 +148,4 @@ pub fn InvoicePage(lang: Lang, v: InvoiceView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for InvoiceView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <InvoicePage lang v=self /> }.into_any()
-    }
-}
+crate::page_view!(InvoiceView => InvoicePage(v));

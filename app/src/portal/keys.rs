@@ -9,7 +9,6 @@ use super::nav::PortalNav;
 use super::notices::SavedNotice;
 use super::use_feedback;
 use crate::i18n::orders;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -93,8 +92,4 @@ pub fn KeysPage(lang: Lang, view: KeysView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for KeysView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <KeysPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(KeysView => KeysPage(view));

@@ -11,7 +11,6 @@ use super::forms::{CsrfField, Field, FormErrorNotice};
 use super::notices::SavedNotice;
 use super::{role_name, use_feedback, use_viewer};
 use crate::i18n::portal;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -158,8 +157,4 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for MembersView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <MembersPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(MembersView => MembersPage(view));

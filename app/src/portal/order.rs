@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use super::forms::{CsrfField, FormErrorNotice};
 use crate::context::use_facts;
 use crate::i18n::{content, orders, ui};
-use crate::page::PageView;
 use crate::storefront::layout::Page;
 use crate::storefront::not_found::{ErrorPage, NotFound};
 use crate::storefront::plans::gpu_text;
@@ -413,8 +412,4 @@ fn SoldOut(lang: Lang, plan: Plan, site: Site, sites: Vec<String>, email: String
     }
 }
 
-impl PageView for OrderFormView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <OrderPage lang form=self /> }.into_any()
-    }
-}
+crate::page_view!(OrderFormView => OrderPage(form));

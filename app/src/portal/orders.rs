@@ -11,7 +11,6 @@ use super::forms::Notice;
 use super::nav::PortalNav;
 use crate::context::use_facts;
 use crate::i18n::orders;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -234,14 +233,6 @@ pub fn OrderDetailPage(lang: Lang, view: OrderDetailView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for OrdersView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <OrdersPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(OrdersView => OrdersPage(view));
 
-impl PageView for OrderDetailView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <OrderDetailPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(OrderDetailView => OrderDetailPage(view));

@@ -21,7 +21,6 @@ use super::nav::PortalNav;
 use super::{query, use_feedback};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 use crate::storefront::plans::gpu_text;
@@ -374,8 +373,4 @@ fn PowerForm(
     }
 }
 
-impl PageView for ServerDetailView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <ServerDetailPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(ServerDetailView => ServerDetailPage(view));

@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::{portal, staff};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -114,8 +113,4 @@ pub fn OutboxPage(lang: Lang, view: OutboxView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for OutboxView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <OutboxPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(OutboxView => OutboxPage(view));

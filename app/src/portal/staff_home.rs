@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use super::staff::StaffNav;
 use crate::i18n::{portal, staff};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -152,8 +151,4 @@ fn Accounts(
     }
 }
 
-impl PageView for StaffHomeView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <StaffHomePage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(StaffHomeView => StaffHomePage(view));

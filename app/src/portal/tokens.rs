@@ -12,7 +12,6 @@ use super::forms::{CsrfField, FormErrorNotice};
 use super::nav::PortalNav;
 use super::{query, use_feedback};
 use crate::i18n::tokens;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -289,8 +288,4 @@ fn CreateForm(lang: Lang, offered: Vec<Scope>) -> impl IntoView {
     }
 }
 
-impl PageView for TokensView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <TokensPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(TokensView => TokensPage(view));

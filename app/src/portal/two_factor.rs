@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use super::forms::{CsrfField, Field, FormErrorNotice, Notice};
 use super::notices::SavedNotice;
 use crate::i18n::portal;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -105,8 +104,4 @@ pub fn LoginCodePage(lang: Lang) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for TwoFactorView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <TwoFactorPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(TwoFactorView => TwoFactorPage(view));

@@ -3,6 +3,7 @@
 //! account). Each calls the accounts capability and answers with a redirect
 //! (success) or a refusal that shows the form's page again.
 
+use super::routes::shows;
 use app::portal::account::AccountPage;
 use app::portal::email::ConfirmEmailPage;
 use app::portal::login::LoginPage;
@@ -16,7 +17,6 @@ use backend::accounts::lifecycle::LifecycleError;
 use backend::accounts::{self, AccountError, Links, PasswordProblem, SignUp};
 use domain::Lang;
 use http::request::Parts;
-use leptos::prelude::*;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -32,33 +32,20 @@ use crate::startup::AppState;
 pub fn routes() -> Vec<Route> {
     use Access::{Anyone, SignedIn};
     vec![
-        Route::get("/{lang}/login", Anyone, login_page)
-            .shows(|lang| view! { <LoginPage lang /> }.into_any()),
+        Route::get("/{lang}/login", Anyone, login_page).shows(shows!(LoginPage)),
         Route::post("/{lang}/login", Anyone, login),
-        Route::page("/{lang}/signup", Anyone, |lang| {
-            view! { <SignupPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/signup", Anyone, shows!(SignupPage)),
         Route::post("/{lang}/signup", Anyone, signup),
-        Route::page("/{lang}/verify", Anyone, |lang| {
-            view! { <VerifyPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/verify", Anyone, shows!(VerifyPage)),
         Route::post("/{lang}/verify", Anyone, verify),
-        Route::page("/{lang}/forgot", Anyone, |lang| {
-            view! { <ForgotPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/forgot", Anyone, shows!(ForgotPage)),
         Route::post("/{lang}/forgot", Anyone, forgot),
-        Route::page("/{lang}/reset", Anyone, |lang| {
-            view! { <ResetPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/reset", Anyone, shows!(ResetPage)),
         Route::post("/{lang}/reset", Anyone, reset),
         Route::post("/{lang}/logout", Anyone, logout),
-        Route::page("/{lang}/email", Anyone, |lang| {
-            view! { <ConfirmEmailPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/email", Anyone, shows!(ConfirmEmailPage)),
         Route::post("/{lang}/email", Anyone, confirm_email),
-        Route::page("/{lang}/account", SignedIn, |lang| {
-            view! { <AccountPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/account", SignedIn, shows!(AccountPage)),
         Route::post("/{lang}/account/password", SignedIn, change_password),
         Route::post("/{lang}/account/email", SignedIn, change_email),
         Route::post("/{lang}/account/delete", SignedIn, delete_account),
@@ -80,10 +67,7 @@ pub async fn login_page(
     if current.is_some() && !shown_again {
         return Ok(redirect(lang, "/account"));
     }
-    Ok(plain(&state, parts, |lang| {
-        view! { <LoginPage lang /> }.into_any()
-    })
-    .await)
+    Ok(plain(&state, parts, shows!(LoginPage)).await)
 }
 
 impl From<AccountError> for PageError {

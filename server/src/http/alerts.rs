@@ -2,6 +2,7 @@
 //! unsubscribing through the mailed link. Subscribing sends mail, so it is
 //! limited per client address and per recipient like every such form.
 
+use super::routes::shows;
 use app::portal::alerts::UnsubscribePage;
 use app::portal::{FormError, FormFeedback, Viewer};
 use axum::extract::State;
@@ -11,7 +12,6 @@ use backend::rate_limit::{self, MAIL_PER_ADDRESS, MAIL_PER_RECIPIENT};
 use backend::stock_alerts::{self, AlertError, Subscription};
 use http::request::Parts;
 use http::StatusCode;
-use leptos::prelude::*;
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -25,9 +25,11 @@ pub fn routes() -> Vec<Route> {
     use Access::Anyone;
     vec![
         Route::post("/{lang}/alerts", Anyone, subscribe),
-        Route::page("/{lang}/alerts/unsubscribe", Anyone, |lang| {
-            view! { <UnsubscribePage lang /> }.into_any()
-        }),
+        Route::page(
+            "/{lang}/alerts/unsubscribe",
+            Anyone,
+            shows!(UnsubscribePage),
+        ),
         Route::post("/{lang}/alerts/unsubscribe", Anyone, unsubscribe),
     ]
 }

@@ -135,7 +135,7 @@ pub async fn render(state: &AppState, parts: Parts, feedback: FormFeedback) -> R
 pub async fn plain(state: &AppState, parts: Parts, show: Plain) -> Response {
     // `/{lang}` also matches `/xx`: only our languages are pages.
     let Some(lang) = app::context::lang_of_path(parts.uri.path()) else {
-        return not_found(state, Request::from_parts(parts, Body::empty())).await;
+        return not_found(state, parts).await;
     };
     let body = PageBody::new(move || show(lang));
     render_body(state, parts, FormFeedback::default(), body).await
@@ -150,8 +150,7 @@ pub async fn page<V: PageView>(state: &AppState, mut parts: Parts, view: V) -> P
 }
 
 /// The designed 404 page, for an address nothing answers.
-pub async fn not_found(state: &AppState, req: Request) -> Response {
-    let (parts, _) = req.into_parts();
+pub async fn not_found(state: &AppState, parts: Parts) -> Response {
     let mut response = render_body(
         state,
         parts,
@@ -229,7 +228,7 @@ fn feedback(failure: &PageError, path: &str) -> Option<FormFeedback> {
 /// The failure as the page at the request's address.
 async fn show(state: &AppState, parts: Parts, failure: &PageError) -> Response {
     match failure {
-        PageError::NotFound => not_found(state, Request::from_parts(parts, Body::empty())).await,
+        PageError::NotFound => not_found(state, parts).await,
         PageError::Denied => denied(state, parts).await,
         other => {
             let feedback = feedback(other, parts.uri.path()).unwrap_or_default();

@@ -133,6 +133,14 @@ impl Route {
 /// How a page that needs no data is shown.
 pub type Plain = fn(Lang) -> AnyView;
 
+/// The `Plain` that shows `<SignupPage lang />`: `shows!(SignupPage)`.
+macro_rules! shows {
+    ($page:ident) => {
+        |lang| leptos::prelude::IntoAny::into_any(leptos::prelude::view! { <$page lang /> })
+    };
+}
+pub(crate) use shows;
+
 /// The page that needs no data at this address (`/en/signup`), if there is
 /// one: where a request refused before its handler ran is shown.
 pub fn plain_page(path: &str) -> Option<Plain> {

@@ -6,33 +6,22 @@ use app::storefront::configure::ConfigurePage;
 use app::storefront::home::HomePage;
 use app::storefront::legal::{ImprintPage, PrivacyPage, TermsPage};
 use app::storefront::support::SupportPage;
-use leptos::prelude::*;
 
-use super::routes::{Access, Route};
+use super::routes::{shows, Access, Route};
 
 pub fn routes() -> Vec<Route> {
     vec![
-        Route::page("/{lang}", Access::Storefront, |lang| {
-            view! { <HomePage lang /> }.into_any()
-        }),
-        Route::page("/{lang}/configure", Access::Storefront, |lang| {
-            view! { <ConfigurePage lang /> }.into_any()
-        }),
+        Route::page("/{lang}", Access::Storefront, shows!(HomePage)),
+        Route::page(
+            "/{lang}/configure",
+            Access::Storefront,
+            shows!(ConfigurePage),
+        ),
         // The footer's pages: the same for everyone, so cached like the rest.
-        Route::page("/{lang}/support", Access::Storefront, |lang| {
-            view! { <SupportPage lang /> }.into_any()
-        }),
-        Route::page("/{lang}/terms", Access::Storefront, |lang| {
-            view! { <TermsPage lang /> }.into_any()
-        }),
-        Route::page("/{lang}/privacy", Access::Storefront, |lang| {
-            view! { <PrivacyPage lang /> }.into_any()
-        }),
-        Route::page("/{lang}/imprint", Access::Storefront, |lang| {
-            view! { <ImprintPage lang /> }.into_any()
-        }),
-        Route::page("/{lang}/docs/api", Access::Storefront, |lang| {
-            view! { <ApiDocsPage lang /> }.into_any()
-        }),
+        Route::page("/{lang}/support", Access::Storefront, shows!(SupportPage)),
+        Route::page("/{lang}/terms", Access::Storefront, shows!(TermsPage)),
+        Route::page("/{lang}/privacy", Access::Storefront, shows!(PrivacyPage)),
+        Route::page("/{lang}/imprint", Access::Storefront, shows!(ImprintPage)),
+        Route::page("/{lang}/docs/api", Access::Storefront, shows!(ApiDocsPage)),
     ]
 }

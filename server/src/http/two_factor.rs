@@ -1,6 +1,7 @@
 //! Two-factor authentication over HTTP: enrolment and recovery codes, the
 //! second login step, turning it off, and an owner's requirement.
 
+use super::routes::shows;
 use app::portal::notices::{code, done_path};
 use app::portal::two_factor::LoginCodePage;
 use app::portal::two_factor::TwoFactorView;
@@ -10,7 +11,6 @@ use axum::response::{IntoResponse, Redirect};
 use backend::accounts::two_factor::{self, TwoFactorError};
 use backend::accounts::{throttle, user_by_id};
 use http::request::Parts;
-use leptos::prelude::*;
 use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
@@ -28,8 +28,7 @@ pub fn routes() -> Vec<Route> {
         Route::get("/{lang}/account/2fa", Enrolling, page),
         Route::post("/{lang}/account/2fa", Enrolling, confirm),
         Route::post("/{lang}/account/2fa/disable", Enrolling, disable),
-        Route::get("/{lang}/login/code", Anyone, login_code_page)
-            .shows(|lang| view! { <LoginCodePage lang /> }.into_any()),
+        Route::get("/{lang}/login/code", Anyone, login_code_page).shows(shows!(LoginCodePage)),
         Route::post("/{lang}/login/code", Anyone, login_code),
     ]
 }
@@ -168,10 +167,7 @@ pub async fn login_code_page(
     parts: Parts,
 ) -> PageResult {
     match pending_user(&state, &session).await {
-        Some(_) => Ok(plain(&state, parts, |lang| {
-            view! { <LoginCodePage lang /> }.into_any()
-        })
-        .await),
+        Some(_) => Ok(plain(&state, parts, shows!(LoginCodePage)).await),
         None => Ok(redirect(lang, "/login")),
     }
 }

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 use super::{site_city, ServersView};
 use crate::context::use_facts;
 use crate::i18n::{orders, ui};
-use crate::page::PageView;
 use crate::portal::nav::PortalNav;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
@@ -84,8 +83,4 @@ pub fn ServersPage(lang: Lang, view: ServersView) -> impl IntoView {
     .into_any()
 }
 
-impl PageView for ServersView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <ServersPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(ServersView => ServersPage(view));

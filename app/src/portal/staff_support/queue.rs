@@ -12,7 +12,6 @@ use super::{
 };
 use crate::context::use_facts;
 use crate::i18n::staff_support;
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -164,8 +163,4 @@ fn queue_table(lang: Lang, rows: Vec<RequestRow>, now: i64) -> impl IntoView {
     }
 }
 
-impl PageView for QueueView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <StaffSupportQueuePage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(QueueView => StaffSupportQueuePage(view));

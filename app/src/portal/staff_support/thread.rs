@@ -15,7 +15,6 @@ use super::{
     ScalingRow, ThreadView,
 };
 use crate::i18n::{orders, staff_support};
-use crate::page::PageView;
 use crate::storefront::href;
 use crate::storefront::layout::Page;
 
@@ -324,8 +323,4 @@ fn Organization(
     }
 }
 
-impl PageView for ThreadView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <StaffSupportThreadPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(ThreadView => StaffSupportThreadPage(view));

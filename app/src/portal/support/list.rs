@@ -7,7 +7,6 @@ use leptos::prelude::*;
 
 use super::{category_name, when, RequestRow, StateBadge, SupportListView};
 use crate::i18n::support;
-use crate::page::PageView;
 use crate::portal::forms::FormErrorNotice;
 use crate::portal::nav::PortalNav;
 use crate::storefront::href;
@@ -94,8 +93,4 @@ fn Row(lang: Lang, row: RequestRow) -> impl IntoView {
     }
 }
 
-impl PageView for SupportListView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <SupportListPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(SupportListView => SupportListPage(view));

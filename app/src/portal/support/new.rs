@@ -12,7 +12,6 @@ use super::{
     category_hint, category_name, NewRequestView, BODY_MAX, SCALING_MAX, SUBJECT_MAX, SUBJECT_MIN,
 };
 use crate::i18n::{content, support};
-use crate::page::PageView;
 use crate::portal::forms::{CsrfField, FormErrorNotice};
 use crate::portal::nav::PortalNav;
 use crate::portal::{use_feedback, FormFeedback};
@@ -182,8 +181,4 @@ fn ScalingQuestions(lang: Lang, feedback: FormFeedback) -> impl IntoView {
     }
 }
 
-impl PageView for NewRequestView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <NewRequestPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(NewRequestView => NewRequestPage(view));

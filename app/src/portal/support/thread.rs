@@ -10,7 +10,6 @@ use super::{
     category_name, when, with_breaks, MessageView, ScalingView, StateBadge, ThreadView, BODY_MAX,
 };
 use crate::i18n::support;
-use crate::page::PageView;
 use crate::portal::forms::{CsrfField, FormErrorNotice, Notice};
 use crate::portal::nav::PortalNav;
 use crate::portal::{query, use_feedback};
@@ -177,8 +176,4 @@ fn Closed(
     }
 }
 
-impl PageView for ThreadView {
-    fn render(self, lang: Lang) -> AnyView {
-        view! { <SupportThreadPage lang view=self /> }.into_any()
-    }
-}
+crate::page_view!(ThreadView => SupportThreadPage(view));
