@@ -4,12 +4,14 @@
 
 pub mod catalog;
 pub mod host;
+pub mod id;
 pub mod invoice;
 pub mod lang;
 pub mod latency;
 pub mod money;
 #[macro_use]
 mod named;
+pub use named::UnknownName;
 pub mod order;
 pub mod role;
 pub mod server;
@@ -20,6 +22,7 @@ pub mod time;
 pub mod vat;
 
 pub use catalog::{Addon, Catalog, Localized, Plan, PlanId, Site, SiteCode};
+pub use id::{HostId, InvoiceId, OrderId, OrganizationId, ServerId, SnapshotId, UserId};
 pub use lang::Lang;
 pub use latency::{LatencyRow, LatencySource};
 pub use money::Money;

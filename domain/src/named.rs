@@ -4,6 +4,21 @@
 //! in `data-state` attributes; `parse` is the only way back from a name, so
 //! a new variant fails the build wherever a `match` has no arm for it.
 
+/// A stored or sent name that is none of the set's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    pub kind: &'static str,
+    pub raw: String,
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown {} {:?}", self.kind, self.raw)
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
 /// Declares the enum with `ALL`, `as_str`, `parse`, `Display` and serde by
 /// the same names.
 #[macro_export]
@@ -34,6 +49,18 @@ macro_rules! named_enum {
                     $($text => Some($name::$variant),)+
                     _ => None,
                 }
+            }
+        }
+
+        /// How a stored name is read back (`#[sqlx(try_from = "String")]`).
+        impl TryFrom<String> for $name {
+            type Error = $crate::UnknownName;
+
+            fn try_from(raw: String) -> Result<Self, Self::Error> {
+                $name::parse(&raw).ok_or($crate::UnknownName {
+                    kind: stringify!($name),
+                    raw,
+                })
             }
         }
 
