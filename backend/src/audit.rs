@@ -2,6 +2,7 @@
 //! organization's entries; staff see all.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::{Any, Executor};
 
 use crate::db::new_id;
@@ -80,7 +81,7 @@ pub const ACTIONS: &[&str] = &[
 ];
 
 pub struct Entry<'a> {
-    pub organization_id: Option<&'a str>,
+    pub organization_id: Option<&'a OrganizationId>,
     pub user_id: Option<&'a str>,
     /// Who acted, as shown to readers: an email, `operator:…`, `system`.
     pub actor: &'a str,
@@ -95,7 +96,7 @@ impl<'a> Entry<'a> {
     /// An action nobody signed in took (`system`, `stripe`): no user, no
     /// address.
     pub fn unattended(
-        organization_id: &'a str,
+        organization_id: &'a OrganizationId,
         actor: &'a str,
         action: &'a str,
         detail: &'a str,
@@ -138,7 +139,7 @@ pub async fn record<'e, E: Executor<'e, Database = Any>>(
 /// An organization's entries, newest first: (at, actor, action, detail, ip).
 pub async fn for_organization(
     db: &crate::Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     limit: i64,
 ) -> anyhow::Result<Vec<(i64, String, String, String, String)>> {
     use sqlx::Row;

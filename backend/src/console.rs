@@ -8,6 +8,7 @@
 
 use anyhow::Context;
 use domain::server::{BillingState, ConsoleClosed};
+use domain::{OrganizationId, ServerId};
 
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
@@ -47,7 +48,7 @@ pub fn available(server: &Server, billing_state: BillingState) -> Result<(), Con
 
 /// A server that is gone counts as active here: `servers::get` answers
 /// for it first.
-async fn billing_state(db: &Db, server_id: &str) -> anyhow::Result<BillingState> {
+async fn billing_state(db: &Db, server_id: &ServerId) -> anyhow::Result<BillingState> {
     let row = sqlx::query("select billing_state from servers where id = $1")
         .bind(server_id)
         .fetch_optional(&db.pool)
@@ -73,7 +74,7 @@ pub async fn issue(
     clock: &Clock,
     actor: &Actor<'_>,
     session_id: &str,
-    server_id: &str,
+    server_id: &ServerId,
     kind: ConsoleKind,
 ) -> Result<String, ConsoleError> {
     let server = servers::get(db, actor.organization_id, server_id)
@@ -104,8 +105,8 @@ pub async fn issue(
 #[derive(Clone, Debug)]
 pub struct Opening {
     pub user_id: String,
-    pub server_id: String,
-    pub organization_id: String,
+    pub server_id: ServerId,
+    pub organization_id: OrganizationId,
     pub session_id: String,
     pub host_name: String,
     pub kind: ConsoleKind,
@@ -121,7 +122,7 @@ pub async fn redeem(
     actor: &Actor<'_>,
     session_id: &str,
     token: &str,
-    server_id: &str,
+    server_id: &ServerId,
     kind: ConsoleKind,
 ) -> Result<Opening, ConsoleError> {
     let now = clock.now();

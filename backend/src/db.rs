@@ -100,11 +100,11 @@ impl Db {
         &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Any>,
         table: &'static str,
-        id: &str,
+        id: impl AsRef<str>,
     ) -> anyhow::Result<()> {
         if self.backend == Backend::Postgres {
             sqlx::query(&format!("select id from {table} where id = $1 for update"))
-                .bind(id)
+                .bind(id.as_ref())
                 .fetch_optional(&mut **tx)
                 .await
                 .with_context(|| format!("locking a row of {table}"))?;

@@ -116,7 +116,7 @@ impl JobKind {
 pub async fn enqueue(
     tx: &mut Transaction<'_, Any>,
     kind: JobKind,
-    subject_id: &str,
+    subject_id: impl AsRef<str>,
     run_at: i64,
     now: i64,
 ) -> anyhow::Result<()> {
@@ -126,7 +126,7 @@ pub async fn enqueue(
     )
     .bind(new_id())
     .bind(kind.as_str())
-    .bind(subject_id)
+    .bind(subject_id.as_ref())
     .bind(run_at)
     .bind(now)
     .execute(&mut **tx)

@@ -4,6 +4,7 @@
 //! provisioning, power, snapshots, wipes; billing: VAT ID checks and the
 //! Stripe jobs).
 
+use domain::OrganizationId;
 use std::sync::Arc;
 
 use crate::billing::stripe::{credits, customers, events, payments, StripeClient};
@@ -51,7 +52,7 @@ impl Runner {
                     &self.db,
                     &self.clock,
                     self.vat_ids.as_ref(),
-                    &job.subject_id,
+                    &OrganizationId::from(job.subject_id.as_str()),
                     job.attempts,
                 )
                 .await
@@ -105,7 +106,8 @@ impl Runner {
             }
             JobKind::StripeCustomer => {
                 let seller = self.seller_country.as_str();
-                customers::sync(db, clock, client, seller, subject, job.attempts).await
+                let organization = OrganizationId::from(subject);
+                customers::sync(db, clock, client, seller, &organization, job.attempts).await
             }
             _ => payments::give_back(db, clock, client, subject, job.attempts).await,
         }

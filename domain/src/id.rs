@@ -5,6 +5,9 @@
 //! An id is opaque: the backend makes them (`uuid` v7) and the database
 //! stores them as text. One from a URL is not validated here: a lookup that
 //! finds nothing answers 404, the same as an id of another organization.
+//!
+//! With the `sqlx` feature (the backend's) an id binds and decodes as the
+//! text column it is.
 
 /// Declares each id as a `String` newtype, sent as a plain string by serde.
 macro_rules! ids {
@@ -13,6 +16,7 @@ macro_rules! ids {
         #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[derive(serde::Serialize, serde::Deserialize)]
         #[serde(transparent)]
+        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
         pub struct $name(String);
 
         impl $name {

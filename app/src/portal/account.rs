@@ -27,7 +27,7 @@ pub fn AccountPage(lang: Lang) -> impl IntoView {
             .iter()
             .map(|(id, name, r)| {
                 view! {
-                    <option value=id.clone() selected=*id == user.organization_id>
+                    <option value=id.to_string() selected=*id == user.organization_id>
                         {format!("{name} · {}", super::role_name(lang, *r))}
                     </option>
                 }

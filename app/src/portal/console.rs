@@ -16,7 +16,7 @@ use crate::storefront::layout::Page;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConsoleView {
-    pub server_id: String,
+    pub server_id: domain::ServerId,
     pub server_name: String,
     pub kind: ConsoleKind,
     /// What keeps the console closed, if anything.

@@ -41,7 +41,7 @@ pub mod telemetry;
 pub mod tokens;
 pub mod two_factor;
 
-use domain::{Lang, Role};
+use domain::{Lang, OrganizationId, Role};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -64,8 +64,8 @@ pub struct ViewerUser {
     /// In the current organization; `None` for staff without one.
     pub role: Option<Role>,
     /// Every organization the user belongs to: (id, name, role).
-    pub organizations: Vec<(String, String, Role)>,
-    pub organization_id: String,
+    pub organizations: Vec<(OrganizationId, String, Role)>,
+    pub organization_id: OrganizationId,
     pub is_staff: bool,
 }
 

@@ -32,7 +32,7 @@ pub struct ServerFnContext {
     pub db: backend::Db,
     pub clock: backend::Clock,
     pub seller_country: String,
-    pub caller: Option<(String, backend::organizations::Role)>,
+    pub caller: Option<(domain::OrganizationId, backend::organizations::Role)>,
 }
 
 /// The order's summary for these add-ons. Only roles that may order (owner,

@@ -28,7 +28,7 @@ pub struct OrderRow {
     pub created_at: i64,
     /// Until when the host is held for payment.
     pub hold_expires_at: Option<i64>,
-    pub server_id: Option<String>,
+    pub server_id: Option<domain::ServerId>,
     /// Only for viewers who may see money.
     pub amounts: Option<OrderAmounts>,
     /// Staff lists: the organization's name.

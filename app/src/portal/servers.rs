@@ -27,7 +27,7 @@ use crate::storefront::plans::gpu_text;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServerRow {
-    pub id: String,
+    pub id: domain::ServerId,
     pub name: String,
     pub plan_id: String,
     pub site_code: String,

@@ -11,6 +11,7 @@ pub mod two_factor;
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -182,7 +183,7 @@ pub async fn sign_up(
         return Ok(());
     }
     let user_id = new_id();
-    let org_id = new_id();
+    let org_id = OrganizationId::from(new_id());
     sqlx::query(
         "insert into users (id, email, name, company, lang, password_hash, created_at, updated_at) \
          values ($1, $2, $3, $4, $5, $6, $7, $7)",
@@ -282,7 +283,7 @@ pub async fn log_in(
     };
     let user_id = user.as_ref().map(|u| u.id.clone());
     let entry = |action: &'static str| Entry {
-        organization_id: org.as_deref(),
+        organization_id: org.as_ref(),
         user_id: user_id.as_deref(),
         actor: &email,
         action,
@@ -344,7 +345,7 @@ pub async fn reauthenticate(
     }
 }
 
-async fn first_organization(db: &Db, user_id: &str) -> anyhow::Result<Option<String>> {
+async fn first_organization(db: &Db, user_id: &str) -> anyhow::Result<Option<OrganizationId>> {
     let row = sqlx::query(
         "select organization_id from memberships where user_id = $1 order by created_at limit 1",
     )
@@ -353,7 +354,7 @@ async fn first_organization(db: &Db, user_id: &str) -> anyhow::Result<Option<Str
     .await
     .context("finding the user's organization")?;
     row.map(|r| {
-        r.try_get::<String, _>("organization_id")
+        r.try_get::<OrganizationId, _>("organization_id")
             .context("organization")
     })
     .transpose()
@@ -473,7 +474,7 @@ async fn set_password(
     .await
     .context("storing the password")?;
     let email: String = row.try_get("email")?;
-    let org: Option<String> = sqlx::query_scalar(
+    let org: Option<OrganizationId> = sqlx::query_scalar(
         "select organization_id from memberships where user_id = $1 order by created_at limit 1",
     )
     .bind(user_id)
@@ -481,7 +482,7 @@ async fn set_password(
     .await
     .context("finding the organization")?;
     let entry = Entry {
-        organization_id: org.as_deref(),
+        organization_id: org.as_ref(),
         user_id: Some(user_id),
         actor: &email,
         action,

@@ -3,6 +3,7 @@
 //! A code is accepted once: the step it belongs to is remembered.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 use totp_rs::{Algorithm, Secret, TOTP};
 
@@ -134,7 +135,7 @@ async fn record(
     action: &str,
     at: i64,
 ) -> anyhow::Result<()> {
-    let org: Option<String> = sqlx::query_scalar(
+    let org: Option<OrganizationId> = sqlx::query_scalar(
         "select organization_id from memberships where user_id = $1 order by created_at limit 1",
     )
     .bind(&user.id)
@@ -142,7 +143,7 @@ async fn record(
     .await
     .context("finding the organization")?;
     let entry = Entry {
-        organization_id: org.as_deref(),
+        organization_id: org.as_ref(),
         user_id: Some(&user.id),
         actor: &user.email,
         action,
@@ -272,7 +273,7 @@ pub async fn disable(
 pub async fn set_requirement(
     db: &Db,
     clock: &Clock,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     actor: &User,
     required: bool,
 ) -> anyhow::Result<()> {
@@ -301,7 +302,7 @@ pub async fn set_requirement(
     Ok(())
 }
 
-pub async fn required_by(db: &Db, organization_id: &str) -> anyhow::Result<bool> {
+pub async fn required_by(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<bool> {
     let required: i64 =
         sqlx::query_scalar("select require_two_factor from organizations where id = $1")
             .bind(organization_id)

@@ -4,6 +4,7 @@
 //! address in the audit log.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 
 use super::{label, parse_scopes, scopes_for, well_formed, Role, Scope};
@@ -18,7 +19,7 @@ const USE_RECORDED_EVERY: i64 = 60;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Authenticated {
     pub token_id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub user_id: String,
     pub email: String,
     /// The creator's role now.

@@ -1,6 +1,7 @@
 //! Creating, listing and revoking tokens.
 
 use anyhow::Context;
+use domain::OrganizationId;
 
 use super::{
     from_row, label, scopes_for, scopes_text, ApiToken, NewToken, TokenError, EXPIRY_DAYS,
@@ -101,7 +102,7 @@ pub async fn create(
     tx.commit().await.context("committing an API token")?;
     let token = ApiToken {
         id,
-        organization_id: new.organization_id.to_owned(),
+        organization_id: new.organization_id.clone(),
         user_id: new.user_id.to_owned(),
         creator_email: new.email.to_owned(),
         name: name.to_owned(),
@@ -120,7 +121,7 @@ pub async fn create(
 /// creator's. Revoked and expired ones stay listed (with their state).
 pub async fn list(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     only_user: Option<&str>,
 ) -> anyhow::Result<Vec<ApiToken>> {
     let creator = if only_user.is_some() {
@@ -151,7 +152,7 @@ pub async fn list(
 pub async fn revoke(
     db: &Db,
     clock: &Clock,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     token_id: &str,
     by: &Actor<'_>,
     may_revoke_others: bool,

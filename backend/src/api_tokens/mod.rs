@@ -10,6 +10,7 @@ mod authenticate;
 mod manage;
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 
 pub use crate::organizations::Role;
@@ -33,7 +34,7 @@ pub fn scopes_for(role: Role) -> &'static [Scope] {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiToken {
     pub id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub user_id: String,
     pub creator_email: String,
     pub name: String,
@@ -49,7 +50,7 @@ pub struct ApiToken {
 
 /// What a member asks for when creating a token.
 pub struct NewToken<'a> {
-    pub organization_id: &'a str,
+    pub organization_id: &'a OrganizationId,
     pub user_id: &'a str,
     pub email: &'a str,
     /// The creator's role in the organization now.

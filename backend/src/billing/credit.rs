@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::numbering;
@@ -48,7 +49,7 @@ pub fn net_of(gross_cents: i64, rate_bp: i64) -> i64 {
 
 pub async fn issue(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     amount_cents: i64,
     reason: &str,
     concerns: Concerns<'_>,
@@ -87,7 +88,7 @@ pub async fn issue(
 /// caller tells the customer in its own words, or [`issue`] does).
 pub async fn record(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     amount_cents: i64,
     reason: &str,
     concerns: Concerns<'_>,
@@ -161,7 +162,7 @@ fn issued_mail(
 pub async fn issue_to(
     db: &Db,
     clock: &crate::Clock,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     amount_cents: i64,
     reason: &str,
     actor: &str,
@@ -199,7 +200,7 @@ pub async fn issue_to(
 pub(crate) async fn apply(
     db: &Db,
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     amount_cents: i64,
 ) -> anyhow::Result<i64> {
     let lock = match db.backend {
@@ -233,7 +234,7 @@ pub(crate) async fn apply(
     Ok(amount_cents - left)
 }
 
-pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<CreditNote>> {
+pub async fn list(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<Vec<CreditNote>> {
     sqlx::query(
         "select c.id, c.number, c.reason, c.amount_cents, c.remaining_cents, c.created_at, \
          i.number as invoice_number from credit_notes c left join invoices i on i.id = c.invoice_id \
@@ -307,7 +308,7 @@ pub async fn mark_refunded(
     let Some(row) = row else {
         return Ok(false);
     };
-    let org: String = row.try_get("organization_id")?;
+    let org: OrganizationId = row.try_get("organization_id")?;
     let cents: i64 = row.try_get("paid_out_cents")?;
     audit::record(
         &mut *tx,

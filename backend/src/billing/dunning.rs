@@ -7,6 +7,7 @@
 use anyhow::Context;
 use domain::server::EventKind;
 use domain::Lang;
+use domain::{OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::Seller;
@@ -30,7 +31,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
     .await
     .context("finding overdue servers")?;
     for r in &overdue {
-        let (id, org, name): (String, String, String) = (
+        let (id, org, name): (ServerId, OrganizationId, String) = (
             r.try_get("id")?,
             r.try_get("organization_id")?,
             r.try_get("name")?,
@@ -65,7 +66,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
     .await
     .context("finding servers past their grace period")?;
     for r in &expired {
-        let (id, org, name): (String, String, String) = (
+        let (id, org, name): (ServerId, OrganizationId, String) = (
             r.try_get("id")?,
             r.try_get("organization_id")?,
             r.try_get("name")?,
@@ -94,7 +95,7 @@ pub async fn run(db: &Db, clock: &Clock, seller: &Seller) -> anyhow::Result<usiz
 /// past-due and suspended servers are active again.
 pub(crate) async fn restore_if_settled(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     now: i64,
 ) -> anyhow::Result<()> {
     let overdue: i64 = sqlx::query_scalar(
@@ -119,7 +120,7 @@ pub(crate) async fn restore_if_settled(
     .await
     .context("restoring servers")?;
     for r in held {
-        let id: String = r.try_get("id")?;
+        let id: ServerId = r.try_get("id")?;
         record_event(tx, &id, EventKind::BillingRestored, "", now).await?;
         jobs::enqueue(tx, JobKind::Resume, &id, now, now).await?;
     }
@@ -131,7 +132,7 @@ pub(crate) async fn restore_if_settled(
 /// kept. Nothing if it is suspended already.
 pub(crate) async fn suspend_now(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
+    server_id: &ServerId,
     now: i64,
 ) -> anyhow::Result<()> {
     let moved = sqlx::query(
@@ -155,7 +156,7 @@ pub(crate) async fn suspend_now(
 /// address (in the first one's language) unless it is one of them.
 pub(crate) async fn notify(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     now: i64,
     message: impl Fn(Lang) -> (String, String),
 ) -> anyhow::Result<()> {

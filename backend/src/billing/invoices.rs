@@ -6,6 +6,7 @@
 use anyhow::Context;
 use domain::invoice::InvoiceStatus;
 use domain::{Money, VatTreatment};
+use domain::{OrganizationId, ServerId};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -14,7 +15,7 @@ use crate::Db;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invoice {
     pub id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub number: Option<String>,
     pub status: InvoiceStatus,
     pub period_start: i64,
@@ -43,7 +44,7 @@ pub struct InvoiceLine {
     pub kind: String,
     pub description_zh: String,
     pub description_en: String,
-    pub server_id: Option<String>,
+    pub server_id: Option<ServerId>,
     pub plan_id: Option<String>,
     pub site_code: Option<String>,
     pub period_start: i64,
@@ -128,7 +129,7 @@ pub fn month_bounds(month: &str) -> Option<(i64, i64)> {
 /// Issued invoices, newest first; never drafts.
 pub async fn list(
     db: &Db,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     filter: &InvoiceFilter,
 ) -> anyhow::Result<Vec<Invoice>> {
     let (from, to) = month_bounds(&filter.month).unwrap_or((i64::MIN / 2, i64::MAX / 2));
@@ -137,7 +138,7 @@ pub async fn list(
          and status <> 'draft' and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
          order by issued_at desc, id desc limit 1000"
     ))
-    .bind(organization_id.unwrap_or(""))
+    .bind(organization_id.map_or("", OrganizationId::as_str))
     .bind(filter.status.map_or("", |s| s.as_str()))
     .bind(from)
     .bind(to)
@@ -153,7 +154,7 @@ pub async fn list(
 /// A draft (mirrored before we stopped keeping them) is no invoice.
 pub async fn get(
     db: &Db,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     id: &str,
 ) -> anyhow::Result<Option<(Invoice, Vec<InvoiceLine>)>> {
     let row = sqlx::query(&format!(
@@ -161,7 +162,7 @@ pub async fn get(
          and status <> 'draft'"
     ))
     .bind(id)
-    .bind(organization_id.unwrap_or(""))
+    .bind(organization_id.map_or("", OrganizationId::as_str))
     .fetch_optional(&db.pool)
     .await
     .context("reading the invoice")?;

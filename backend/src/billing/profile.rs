@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::vat::parse_vat_id;
+use domain::OrganizationId;
 use sqlx::Row;
 
 use super::vat_ids::{self, VatIdCheck, VatIdState};
@@ -64,7 +65,10 @@ pub enum ProfileError {
     Db(#[from] anyhow::Error),
 }
 
-pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<BillingProfile>> {
+pub async fn get(
+    db: &Db,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<Option<BillingProfile>> {
     let row = sqlx::query(
         "select legal_name, address, postal_code, city, country, vat_id, billing_email, \
          vat_id_status, vat_id_checked_at, vat_id_name \
@@ -105,7 +109,7 @@ pub async fn get(db: &Db, organization_id: &str) -> anyhow::Result<Option<Billin
 /// last billed in, and `email` (the user filling it in) for invoices.
 pub async fn get_or_start(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     email: &str,
 ) -> anyhow::Result<BillingProfile> {
     if let Some(stored) = get(db, organization_id).await? {
@@ -170,7 +174,7 @@ pub async fn save(
     db: &Db,
     clock: &Clock,
     registry: &dyn VatIdRegistry,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     actor: &str,
     input: &BillingProfile,
 ) -> Result<BillingProfile, ProfileError> {

@@ -6,6 +6,7 @@
 
 use anyhow::Context;
 use domain::{Catalog, Lang, Money, Quote};
+use domain::{OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::{credit, numbering, Seller};
@@ -14,9 +15,9 @@ use crate::orders::split_list;
 use crate::{Clock, Db};
 
 struct Due {
-    server_id: String,
+    server_id: ServerId,
     server_name: String,
-    organization_id: String,
+    organization_id: OrganizationId,
     plan_id: String,
     site_code: String,
     addons: Vec<String>,
@@ -63,7 +64,7 @@ pub async fn invoice_due(
             )
         };
         let due = Due {
-            server_id: r.try_get("id")?,
+            server_id: r.try_get::<String, _>("id")?.into(),
             server_name: r.try_get("name")?,
             organization_id: r.try_get("organization_id")?,
             plan_id: r.try_get("plan_id")?,

@@ -5,6 +5,7 @@
 //! once nothing is overdue.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use domain::{Lang, Money};
 use sqlx::Row;
 
@@ -67,7 +68,7 @@ async fn open_invoice(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     id: &str,
     offline_only: bool,
-) -> Result<(String, String, i64, i64), SettleError> {
+) -> Result<(OrganizationId, String, i64, i64), SettleError> {
     db.lock_row(tx, "invoices", id).await?;
     let row = sqlx::query(
         "select organization_id, coalesce(number, id) as number, issued_at, amount_due_cents, \
@@ -202,7 +203,7 @@ pub async fn close_unpaid(
 
 async fn audit_settlement(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     actor: &str,
     action: &str,
     detail: &str,

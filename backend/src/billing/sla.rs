@@ -6,6 +6,8 @@
 use anyhow::Context;
 use domain::sla::{availability, credit_cents, credit_percent, format_ppm};
 use domain::Catalog;
+use domain::OrganizationId;
+use domain::ServerId;
 use sqlx::Row;
 
 use super::credit;
@@ -43,8 +45,8 @@ pub async fn credit_closed_month(
     .context("finding servers that were down")?;
     let mut issued = 0;
     for r in &due {
-        let id: String = r.try_get("id")?;
-        let org: String = r.try_get("organization_id")?;
+        let id: ServerId = r.try_get("id")?;
+        let org: OrganizationId = r.try_get("organization_id")?;
         let name: String = r.try_get("name")?;
         let plan_id: String = r.try_get("plan_id")?;
         let Some(plan) = catalog.plan(&plan_id) else {
@@ -92,7 +94,7 @@ pub async fn credit_closed_month(
                 cents,
                 &reason,
                 credit::Concerns {
-                    server_id: Some(&id),
+                    server_id: Some(id.as_str()),
                     invoice_id: invoice.as_deref(),
                 },
                 "system",
@@ -139,7 +141,7 @@ pub async fn credit_closed_month(
 /// (it may be issued after the month closed), else the server's latest.
 async fn invoice_of_month(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    server_id: &str,
+    server_id: &ServerId,
     from: i64,
     to: i64,
 ) -> anyhow::Result<Option<String>> {
@@ -163,7 +165,7 @@ async fn invoice_of_month(
 /// A server's SLA results: (month, availability ppm, credit cents, credit note).
 pub async fn results(
     db: &Db,
-    server_id: &str,
+    server_id: &ServerId,
 ) -> anyhow::Result<Vec<(String, i64, i64, Option<String>)>> {
     sqlx::query(
         "select month, availability_ppm, credit_cents, credit_note from sla_credits \

@@ -6,6 +6,7 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::{Any, Transaction};
 
 use super::dunning::notify;
@@ -78,7 +79,7 @@ fn answered(status: &VatIdStatus, now: i64) -> VatIdCheck {
 /// Queues a retry for the organization's VAT ID unless one is waiting.
 pub(crate) async fn queue_retry(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     now: i64,
 ) -> anyhow::Result<()> {
     let waiting: i64 = sqlx::query_scalar(
@@ -108,7 +109,7 @@ pub async fn recheck_before_invoice(
     db: &Db,
     now: i64,
     registry: &dyn VatIdRegistry,
-    organization_id: &str,
+    organization_id: &OrganizationId,
 ) -> anyhow::Result<()> {
     let Some(profile) = profile::get(db, organization_id).await? else {
         return Ok(());
@@ -134,7 +135,7 @@ pub async fn retry(
     db: &Db,
     clock: &Clock,
     registry: &dyn VatIdRegistry,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     attempts: i64,
 ) -> anyhow::Result<Outcome> {
     let Some(profile) = profile::get(db, organization_id).await? else {
@@ -165,7 +166,7 @@ pub async fn retry(
 async fn record(
     db: &Db,
     now: i64,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     profile: &BillingProfile,
     check: &VatIdCheck,
 ) -> anyhow::Result<()> {

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{get_any, holds, Order, ORDER_COLUMNS};
@@ -28,7 +29,7 @@ pub async fn confirm_in(
     tx: &mut Transaction<'_, Any>,
     order_id: &str,
     now: i64,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<ServerId>> {
     let claimed = sqlx::query(
         "update orders set state = 'confirmed', hold_expires_at = null, updated_at = $1 \
          where id = $2 and state in ('held', 'expired') returning server_name",
@@ -90,7 +91,7 @@ pub async fn confirm_in(
         .context("failing the order")?;
         return Ok(None);
     };
-    let server_id = new_id();
+    let server_id = ServerId::from(new_id());
     sqlx::query(
         "insert into servers (id, organization_id, order_id, name, plan_id, site_code, host_id, state, \
          progress, step, os_image, addons, ssh_keys, created_at, updated_at) \

@@ -15,7 +15,7 @@ use sqlx::Row;
 
 use crate::{Clock, Db};
 pub use domain::order::OrderState;
-use domain::{PlanId, SiteCode};
+use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 
 pub use confirm::{confirm, confirm_in};
 pub use holds::{expire_holds, HOLD_SECS};
@@ -30,7 +30,7 @@ pub const DAILY_ORDER_LIMIT: i64 = 20;
 /// What the order form sends.
 #[derive(Clone, Debug, Default)]
 pub struct NewOrder {
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub user_id: String,
     /// Shown in the audit log: the user's email.
     pub actor: String,
@@ -88,7 +88,7 @@ pub enum OrderError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Order {
     pub id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub user_id: String,
     pub placed_by: String,
     pub plan_id: PlanId,
@@ -106,7 +106,7 @@ pub struct Order {
     pub currency: String,
     pub state: OrderState,
     pub hold_expires_at: Option<i64>,
-    pub server_id: Option<String>,
+    pub server_id: Option<ServerId>,
     pub failure: Option<domain::order::OrderFailure>,
     pub created_at: i64,
 }
@@ -201,17 +201,21 @@ pub async fn get_any(db: &Db, order_id: &str) -> anyhow::Result<Option<Order>> {
 }
 
 /// One order of an organization; `None` for anyone else's.
-pub async fn get(db: &Db, organization_id: &str, order_id: &str) -> anyhow::Result<Option<Order>> {
+pub async fn get(
+    db: &Db,
+    organization_id: &OrganizationId,
+    order_id: &str,
+) -> anyhow::Result<Option<Order>> {
     Ok(get_any(db, order_id)
         .await?
-        .filter(|o| o.organization_id == organization_id))
+        .filter(|o| &o.organization_id == organization_id))
 }
 
 /// An organization's orders, newest first; only those `placed_by` placed
 /// when given (technical members see their own).
 pub async fn list(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     placed_by: Option<&str>,
 ) -> anyhow::Result<Vec<Order>> {
     sqlx::query(&format!(

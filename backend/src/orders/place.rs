@@ -2,6 +2,7 @@
 //! in one transaction, once per idempotency key.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use domain::{Catalog, OsImage};
 use sqlx::Any;
 
@@ -184,7 +185,7 @@ pub async fn place(
 
 async fn recent_orders<'e, E: sqlx::Executor<'e, Database = Any>>(
     executor: E,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     now: i64,
 ) -> anyhow::Result<i64> {
     sqlx::query_scalar(
@@ -198,7 +199,11 @@ async fn recent_orders<'e, E: sqlx::Executor<'e, Database = Any>>(
     .context("counting recent orders")
 }
 
-async fn find_by_key(db: &Db, organization_id: &str, key: &str) -> anyhow::Result<Option<String>> {
+async fn find_by_key(
+    db: &Db,
+    organization_id: &OrganizationId,
+    key: &str,
+) -> anyhow::Result<Option<String>> {
     sqlx::query_scalar("select id from orders where organization_id = $1 and idempotency_key = $2")
         .bind(organization_id)
         .bind(key)

@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use domain::order::country;
+use domain::OrganizationId;
 use domain::{Catalog, Plan, Quote, VatTreatment};
 
 use crate::billing::profile::BillingProfile;
@@ -75,7 +76,10 @@ impl Customer {
 
 /// The customer an order of `organization_id` bills; `None` until the
 /// organization has given its billing profile (no order before that).
-pub async fn customer(db: &Db, organization_id: &str) -> anyhow::Result<Option<Customer>> {
+pub async fn customer(
+    db: &Db,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<Option<Customer>> {
     let profile = crate::billing::profile::get(db, organization_id).await?;
     Ok(profile.map(|p| Customer {
         country: p.country.clone(),

@@ -6,6 +6,7 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{mail_texts, Membership, OrgError, Role};
@@ -191,7 +192,7 @@ async fn issue(
 /// or `None` if there is no such pending invitation.
 async fn withdraw(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     invitation_id: &str,
     now: i64,
 ) -> anyhow::Result<Option<String>> {
@@ -231,7 +232,7 @@ const PENDING: &str = "accepted_at is null and revoked_at is null and expires_at
 
 async fn pending_one(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     invitation_id: &str,
     now: i64,
 ) -> anyhow::Result<Option<Invitation>> {
@@ -252,7 +253,7 @@ async fn pending_one(
 pub async fn pending(
     db: &Db,
     clock: &Clock,
-    organization_id: &str,
+    organization_id: &OrganizationId,
 ) -> anyhow::Result<Vec<Invitation>> {
     let rows = sqlx::query(&format!(
         "select id, email, role, expires_at from invitations \

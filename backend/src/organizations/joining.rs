@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{membership_in, Membership, OrgError, Role};
@@ -39,7 +40,7 @@ pub struct InvitationFacts {
 
 struct Open {
     id: String,
-    organization_id: String,
+    organization_id: OrganizationId,
     email: String,
     role: Role,
 }

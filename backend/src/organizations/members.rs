@@ -3,6 +3,7 @@
 //! demoted or removed.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{Membership, OrgError, Role};
@@ -18,7 +19,7 @@ pub struct Member {
     pub joined_at: i64,
 }
 
-pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Member>> {
+pub async fn list(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<Vec<Member>> {
     let rows = sqlx::query(
         "select u.id, u.name, u.email, m.role, m.created_at from memberships m join users u on u.id = m.user_id \
          where m.organization_id = $1 order by m.created_at, u.email",
@@ -41,7 +42,10 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Member>>
         .collect()
 }
 
-async fn owners(tx: &mut Transaction<'_, Any>, organization_id: &str) -> anyhow::Result<i64> {
+async fn owners(
+    tx: &mut Transaction<'_, Any>,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<i64> {
     sqlx::query_scalar(
         "select count(*) from memberships where organization_id = $1 and role = 'owner'",
     )
@@ -53,7 +57,7 @@ async fn owners(tx: &mut Transaction<'_, Any>, organization_id: &str) -> anyhow:
 
 async fn role_of(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     user_id: &str,
 ) -> Result<Role, OrgError> {
     let row =

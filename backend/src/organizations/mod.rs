@@ -9,6 +9,7 @@ mod mail_texts;
 pub mod members;
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 
 use crate::Db;
@@ -19,7 +20,7 @@ pub use domain::Role;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Membership {
     pub user_id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub organization_name: String,
     pub role: Role,
 }
@@ -87,7 +88,7 @@ pub async fn memberships_of(db: &Db, user_id: &str) -> anyhow::Result<Vec<Member
 pub async fn membership_in(
     db: &Db,
     user_id: &str,
-    organization_id: &str,
+    organization_id: &OrganizationId,
 ) -> anyhow::Result<Option<Membership>> {
     let row = sqlx::query(&format!(
         "{MEMBERSHIP_SQL} where m.user_id = $1 and m.organization_id = $2"
@@ -102,7 +103,11 @@ pub async fn membership_in(
 
 /// Remembers the organization a user chose as where they land when they
 /// next sign in (accepting an invitation does the same in its transaction).
-pub async fn remember_choice(db: &Db, user_id: &str, organization_id: &str) -> anyhow::Result<()> {
+pub async fn remember_choice(
+    db: &Db,
+    user_id: &str,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<()> {
     sqlx::query("update users set last_organization_id = $1 where id = $2")
         .bind(organization_id)
         .bind(user_id)

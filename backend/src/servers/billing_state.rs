@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::BillingState;
+use domain::{OrganizationId, ServerId};
 use sqlx::Row;
 
 use crate::Db;
@@ -14,7 +15,7 @@ use crate::Db;
 /// A server's oldest overdue invoice and what it leads to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Overdue {
-    pub server_id: String,
+    pub server_id: ServerId,
     pub invoice_id: String,
     pub invoice_number: String,
     pub amount_due: domain::Money,
@@ -28,8 +29,8 @@ pub struct Overdue {
 /// server, its oldest such invoice), or only `server_id`'s when given.
 pub async fn overdue(
     db: &Db,
-    organization_id: &str,
-    server_id: Option<&str>,
+    organization_id: &OrganizationId,
+    server_id: Option<&ServerId>,
     now: i64,
     grace_days: i64,
 ) -> anyhow::Result<Vec<Overdue>> {
@@ -46,14 +47,14 @@ pub async fn overdue(
          order by s.id, i.due_at, i.number",
     )
     .bind(organization_id)
-    .bind(server_id.unwrap_or(""))
+    .bind(server_id.map_or("", ServerId::as_str))
     .bind(now)
     .fetch_all(&db.pool)
     .await
     .context("reading overdue invoices")?;
     let mut found: Vec<Overdue> = Vec::new();
     for row in rows {
-        let server_id: String = row.try_get("server_id")?;
+        let server_id: ServerId = row.try_get("server_id")?;
         if found.last().is_some_and(|o| o.server_id == server_id) {
             continue;
         }

@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::ServerId;
 use sqlx::Row;
 
 use super::mail_texts::Cancellation;
@@ -63,7 +64,7 @@ pub struct Request<'a> {
 pub async fn check(
     db: &Db,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     request: &Request<'_>,
 ) -> Result<super::Server, CancelError> {
     let server = get(db, actor.organization_id, id)
@@ -90,7 +91,7 @@ pub async fn schedule(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     request: &Request<'_>,
     base_url: &str,
 ) -> Result<(), CancelError> {
@@ -133,7 +134,7 @@ pub async fn schedule(
     .await
     .map_err(ServerError::Db)?;
     let change = Cancellation::Scheduled { ends_at: at };
-    let about = (id, server.name.as_str());
+    let about = (id.as_str(), server.name.as_str());
     notices::tell_owners(&mut tx, actor, about, change, base_url, now)
         .await
         .map_err(ServerError::Db)?;
@@ -152,7 +153,7 @@ pub async fn request(
     clock: &Clock,
     stripe: Option<&StripeClient>,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     request: &Request<'_>,
     base_url: &str,
 ) -> Result<(), CancelError> {
@@ -174,7 +175,7 @@ pub async fn take_back(
     clock: &Clock,
     stripe: Option<&StripeClient>,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     base_url: &str,
 ) -> Result<(), CancelError> {
     if let Some(client) = stripe {
@@ -208,7 +209,7 @@ pub async fn revoke(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     base_url: &str,
 ) -> Result<(), ServerError> {
     let now = clock.now();
@@ -238,13 +239,13 @@ pub async fn revoke(
             user_id: Some(actor.user_id),
             actor: actor.email,
             action: "server.cancel_revoked",
-            detail: id,
+            detail: id.as_str(),
             ip: actor.ip,
             at: now,
         },
     )
     .await?;
-    let about = (id, name.as_str());
+    let about = (id.as_str(), name.as_str());
     notices::tell_owners(&mut tx, actor, about, change, base_url, now).await?;
     tx.commit().await.context("committing")?;
     Ok(())
@@ -261,7 +262,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
         .context("finding servers to end")?;
     let mut ended = 0;
     for row in &due {
-        let id: String = row.try_get("id")?;
+        let id: ServerId = row.try_get("id")?;
         let mut tx = db.begin().await?;
         // The date is checked again in the claim: a revoke that landed
         // since the select above (another replica, a slower clock) wins,
@@ -299,7 +300,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
 }
 
 /// After the fleet wiped the host: it is free again (stock rises).
-pub(crate) async fn wiped(db: &Db, clock: &Clock, server_id: &str) -> anyhow::Result<()> {
+pub(crate) async fn wiped(db: &Db, clock: &Clock, server_id: &ServerId) -> anyhow::Result<()> {
     let now = clock.now();
     let mut tx = db.begin().await?;
     let host: Option<String> = sqlx::query_scalar(

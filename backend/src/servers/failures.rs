@@ -5,6 +5,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
 
 use super::record_event;
@@ -18,7 +19,7 @@ pub(crate) async fn host_failed(
     reason: &str,
     now: i64,
 ) -> anyhow::Result<()> {
-    let server: Option<String> = sqlx::query_scalar(
+    let server: Option<ServerId> = sqlx::query_scalar(
         "update servers set state = 'provisioning', step = '', progress = 0, updated_at = $1 \
          where host_id = $2 and state in ('running', 'rebooting') returning id",
     )
@@ -38,7 +39,7 @@ pub(crate) async fn host_failed(
 
 pub(crate) async fn start_downtime(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
+    server_id: &ServerId,
     cause: &str,
     now: i64,
 ) -> anyhow::Result<()> {
@@ -68,7 +69,7 @@ pub(crate) async fn start_downtime(
 /// The server runs again: its open downtime ends. Answers whether there was one.
 pub(crate) async fn end_downtime(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
+    server_id: &ServerId,
     now: i64,
 ) -> anyhow::Result<bool> {
     let done = sqlx::query(
@@ -85,7 +86,7 @@ pub(crate) async fn end_downtime(
 /// Downtime spans of a server overlapping `[from, to)`; an open one ends at `to`.
 pub async fn downtime(
     db: &crate::Db,
-    server_id: &str,
+    server_id: &ServerId,
     from: i64,
     to: i64,
 ) -> anyhow::Result<Vec<(i64, i64)>> {

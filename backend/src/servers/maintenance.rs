@@ -7,6 +7,7 @@
 //! the SLA's availability: the customer agreed to them.
 
 use anyhow::Context;
+use domain::ServerId;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
@@ -24,7 +25,7 @@ pub const MAX_HOURS: i64 = 8;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Window {
     pub id: String,
-    pub server_id: String,
+    pub server_id: ServerId,
     pub starts_at: i64,
     pub ends_at: i64,
     pub state: WindowState,
@@ -61,7 +62,7 @@ pub enum MaintenanceError {
 const COLUMNS: &str = "id, server_id, starts_at, ends_at, state, proposed_by, note";
 
 /// A server's windows, soonest first, leaving out withdrawn ones.
-pub async fn windows(db: &Db, server_id: &str) -> anyhow::Result<Vec<Window>> {
+pub async fn windows(db: &Db, server_id: &ServerId) -> anyhow::Result<Vec<Window>> {
     sqlx::query(&format!(
         "select {COLUMNS} from maintenance_windows where server_id = $1 \
          and state <> 'withdrawn' order by starts_at, created_at"
@@ -78,7 +79,7 @@ pub async fn windows(db: &Db, server_id: &str) -> anyhow::Result<Vec<Window>> {
 /// Accepted (or held) windows overlapping `[from, to)`, for the SLA.
 pub async fn excluded_spans(
     db: &Db,
-    server_id: &str,
+    server_id: &ServerId,
     from: i64,
     to: i64,
 ) -> anyhow::Result<Vec<(i64, i64)>> {
@@ -98,7 +99,7 @@ pub async fn excluded_spans(
 }
 
 /// Why a server's host is degraded, if it is.
-pub async fn degraded(db: &Db, server_id: &str) -> anyhow::Result<Option<String>> {
+pub async fn degraded(db: &Db, server_id: &ServerId) -> anyhow::Result<Option<String>> {
     let reason: Option<Option<String>> = sqlx::query_scalar(
         "select h.degraded_reason from servers s join hosts h on h.id = s.host_id \
          where s.id = $1",
@@ -152,7 +153,7 @@ pub async fn mark_degraded(
     .await
     .context("marking the host degraded")?;
     let host = host.ok_or(MaintenanceError::NotFound)?;
-    let server: Option<String> = sqlx::query_scalar(
+    let server: Option<ServerId> = sqlx::query_scalar(
         "select id from servers where host_id = $1 and cancelled_at is null \
          and state in ('running', 'rebooting', 'provisioning')",
     )
@@ -209,7 +210,7 @@ fn check_time(now: i64, starts_at: i64, hours: i64) -> Result<i64, MaintenanceEr
 /// A window to propose.
 #[derive(Clone, Copy)]
 struct Proposal<'a> {
-    server_id: &'a str,
+    server_id: &'a ServerId,
     host_id: &'a str,
     starts_at: i64,
     ends_at: i64,
@@ -282,7 +283,7 @@ pub async fn propose(
     .await
     .context("finding the degraded host's server")?
     .ok_or(MaintenanceError::NotFound)?;
-    let server: String = row.try_get("server_id").context("server id")?;
+    let server: ServerId = row.try_get("server_id").context("server id")?;
     let host: String = row.try_get("host_id").context("host id")?;
     let proposal = Proposal {
         server_id: &server,
@@ -307,7 +308,7 @@ pub async fn respond(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    server_id: &str,
+    server_id: &ServerId,
     window_id: &str,
     counter_start: Option<i64>,
 ) -> Result<(), MaintenanceError> {
@@ -390,7 +391,7 @@ pub async fn confirm(
     .await
     .context("accepting the window")?
     .ok_or(MaintenanceError::Settled)?;
-    let server: String = row.try_get("server_id").context("server id")?;
+    let server: ServerId = row.try_get("server_id").context("server id")?;
     let starts_at: i64 = row.try_get("starts_at").context("start")?;
     // The customer sees the time agreed, not which staff member agreed it.
     let when = domain::time::format_datetime(starts_at);
@@ -453,7 +454,7 @@ pub async fn open_for_staff(db: &Db) -> anyhow::Result<Vec<(Window, String, Stri
 pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
     let now = clock.now();
     let mut moved = 0;
-    let starting: Vec<(String, String, i64)> = sqlx::query(
+    let starting: Vec<(String, ServerId, i64)> = sqlx::query(
         "select id, server_id, starts_at from maintenance_windows \
          where state = 'accepted' and starts_at <= $1",
     )
@@ -503,7 +504,7 @@ pub async fn run_due(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
         }
         tx.commit().await.context("committing")?;
     }
-    let ending: Vec<(String, String, String, i64)> = sqlx::query(
+    let ending: Vec<(String, ServerId, String, i64)> = sqlx::query(
         "select id, server_id, host_id, ends_at from maintenance_windows \
          where state = 'started' and ends_at <= $1",
     )

@@ -31,12 +31,12 @@ use crate::orders::split_list;
 use crate::sealing::Sealer;
 use crate::{audit, jobs, Clock, Db};
 use domain::server::EventKind;
-use domain::{PlanId, SiteCode};
+use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
-    pub id: String,
-    pub organization_id: String,
+    pub id: ServerId,
+    pub organization_id: OrganizationId,
     pub order_id: String,
     pub name: String,
     pub plan_id: PlanId,
@@ -159,7 +159,7 @@ pub enum ServerError {
     Db(#[from] anyhow::Error),
 }
 
-pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Server>> {
+pub async fn list(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<Vec<Server>> {
     sqlx::query(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
          where s.organization_id = $1 and s.state <> 'failed' and s.cancelled_at is null \
@@ -175,7 +175,11 @@ pub async fn list(db: &Db, organization_id: &str) -> anyhow::Result<Vec<Server>>
 }
 
 /// A server of the organization; `None` for anyone else's.
-pub async fn get(db: &Db, organization_id: &str, id: &str) -> anyhow::Result<Option<Server>> {
+pub async fn get(
+    db: &Db,
+    organization_id: &OrganizationId,
+    id: &ServerId,
+) -> anyhow::Result<Option<Server>> {
     sqlx::query(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
          where s.id = $1 and s.organization_id = $2"
@@ -190,7 +194,7 @@ pub async fn get(db: &Db, organization_id: &str, id: &str) -> anyhow::Result<Opt
     .transpose()
 }
 
-pub(crate) async fn get_any(db: &Db, id: &str) -> anyhow::Result<Option<Server>> {
+pub(crate) async fn get_any(db: &Db, id: &ServerId) -> anyhow::Result<Option<Server>> {
     sqlx::query(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id where s.id = $1"
     ))
@@ -204,7 +208,7 @@ pub(crate) async fn get_any(db: &Db, id: &str) -> anyhow::Result<Option<Server>>
 }
 
 /// The latest events of a server, newest first.
-pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<ServerEvent>> {
+pub async fn events(db: &Db, server_id: &ServerId, limit: i64) -> anyhow::Result<Vec<ServerEvent>> {
     sqlx::query(
         "select at, kind, detail from server_events where server_id = $1 \
          order by at desc, id desc limit $2",
@@ -229,7 +233,7 @@ pub async fn events(db: &Db, server_id: &str, limit: i64) -> anyhow::Result<Vec<
 /// `notices` are also mailed to its team by housekeeping.
 pub async fn record_event(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
+    server_id: &ServerId,
     kind: EventKind,
     detail: &str,
     at: i64,
@@ -252,7 +256,7 @@ pub async fn record_event(
 
 /// Who is acting on a server, for the audit log.
 pub struct Actor<'a> {
-    pub organization_id: &'a str,
+    pub organization_id: &'a OrganizationId,
     pub user_id: &'a str,
     pub email: &'a str,
     pub ip: Option<&'a str>,
@@ -287,7 +291,7 @@ pub async fn rename(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     raw_name: &str,
 ) -> Result<(), ServerError> {
     let name = crate::orders::server_name(raw_name).ok_or(ServerError::InvalidName)?;
@@ -317,7 +321,7 @@ pub async fn power(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
     action: PowerAction,
 ) -> Result<(), ServerError> {
     let now = clock.now();
@@ -343,7 +347,7 @@ pub async fn power(
     record_event(&mut tx, id, action.events().0, actor.email, now).await?;
     jobs::enqueue(&mut tx, action.job(), id, now, now).await?;
     actor
-        .audit(&mut tx, &format!("server.{kind}"), id, now)
+        .audit(&mut tx, &format!("server.{kind}"), id.as_str(), now)
         .await?;
     tx.commit().await.context("committing the power action")?;
     Ok(())
@@ -355,7 +359,7 @@ pub async fn take_root_password(
     clock: &Clock,
     sealer: &Sealer,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
 ) -> Result<Option<String>, ServerError> {
     let now = clock.now();
     let sealed: Option<Option<String>> = sqlx::query_scalar(
@@ -392,7 +396,7 @@ pub async fn take_root_password(
             user_id: Some(actor.user_id),
             actor: actor.email,
             action: "server.root_password_shown",
-            detail: id,
+            detail: id.as_str(),
             ip: actor.ip,
             at: now,
         },

@@ -7,6 +7,8 @@
 use anyhow::Context;
 use domain::server::EventKind;
 use domain::Lang;
+use domain::OrganizationId;
+use domain::ServerId;
 use sqlx::Row;
 
 use super::mail_texts::{self, Notice};
@@ -40,12 +42,12 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
     let mut sent = 0;
     for row in due {
         let event_id: String = row.try_get("id")?;
-        let server_id: String = row.try_get("server_id")?;
+        let server_id: ServerId = row.try_get("server_id")?;
         let kind = crate::db::decode(&row, "kind", EventKind::parse)?;
         let detail: String = row.try_get("detail")?;
         let at: i64 = row.try_get("at")?;
         let name: String = row.try_get("name")?;
-        let organization: String = row.try_get("organization_id")?;
+        let organization: OrganizationId = row.try_get("organization_id")?;
         let mut tx = db.begin().await?;
         let claimed =
             sqlx::query("update server_events set mailed = 1 where id = $1 and mailed = 0")
@@ -142,7 +144,7 @@ pub(crate) async fn tell_owners(
 /// the event announces.
 async fn window_of(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    server_id: &str,
+    server_id: &ServerId,
     kind: EventKind,
 ) -> anyhow::Result<Option<(i64, i64)>> {
     let state = match kind {

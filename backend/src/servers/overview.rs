@@ -8,6 +8,8 @@ use super::maintenance::{self, Window};
 use super::snapshots::{self, Snapshot};
 use super::{events, get, Server, ServerEvent};
 use crate::{Clock, Db};
+use domain::OrganizationId;
+use domain::ServerId;
 
 /// How many of the server's latest events the page lists.
 const EVENTS: i64 = 30;
@@ -32,8 +34,8 @@ pub struct Overview {
 pub async fn overview(
     db: &Db,
     clock: &Clock,
-    organization_id: &str,
-    id: &str,
+    organization_id: &OrganizationId,
+    id: &ServerId,
     grace_days: i64,
 ) -> anyhow::Result<Option<Overview>> {
     let Some(server) = get(db, organization_id, id).await? else {

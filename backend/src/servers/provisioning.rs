@@ -11,6 +11,7 @@
 use anyhow::Context;
 use domain::order::OrderFailure;
 use domain::server::{BillingState, EventKind};
+use domain::ServerId;
 use sqlx::Row;
 
 use super::{get_any, record_event, Server, ServerState, Step};
@@ -29,7 +30,8 @@ const WAIT_SECS: i64 = 5;
 
 impl Runner {
     pub(crate) async fn provision(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(mut server) = get_any(&self.db, &job.subject_id).await? else {
+        let Some(mut server) = get_any(&self.db, &ServerId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         if !server.state.installing() {
@@ -319,7 +321,7 @@ impl Runner {
     async fn release_host(
         &self,
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        server_id: &str,
+        server_id: &ServerId,
         to: &str,
         reason: &str,
         now: i64,
@@ -372,7 +374,8 @@ impl Runner {
     }
 
     pub(crate) async fn power(&self, job: &Job, action: PowerAction) -> anyhow::Result<Outcome> {
-        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+        let Some(server) = get_any(&self.db, &ServerId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         if server.state != ServerState::Rebooting {
@@ -412,7 +415,8 @@ impl Runner {
     /// that run late or out of order still leave the network as billing
     /// wants it.
     pub(crate) async fn network(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+        let Some(server) = get_any(&self.db, &ServerId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         let Some(host) = server.host_name.as_deref() else {
@@ -430,7 +434,7 @@ impl Runner {
 
     /// Sets the host's public network to what the server's billing state
     /// asks for now (cut while suspended) and records it on the server.
-    async fn apply_network(&self, server_id: &str, host: &str) -> anyhow::Result<()> {
+    async fn apply_network(&self, server_id: &ServerId, host: &str) -> anyhow::Result<()> {
         let row = sqlx::query("select billing_state from servers where id = $1")
             .bind(server_id)
             .fetch_one(&self.db.pool)
@@ -477,7 +481,8 @@ impl Runner {
     /// After a host failure: take another free host at the same site (or
     /// wait for one: that is downtime), then install as for a new server.
     pub(crate) async fn rebuild(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+        let Some(server) = get_any(&self.db, &ServerId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         if server.state != ServerState::Provisioning {
@@ -536,7 +541,8 @@ impl Runner {
 
     /// A cancelled server's host is erased, then goes back to stock.
     pub(crate) async fn wipe(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(server) = get_any(&self.db, &job.subject_id).await? else {
+        let Some(server) = get_any(&self.db, &ServerId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such server".into()));
         };
         if let Err(error) = self.delete_all_snapshots(&server.id).await {

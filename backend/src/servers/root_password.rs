@@ -8,6 +8,7 @@
 use anyhow::Context;
 use domain::server::EventKind;
 use domain::Lang;
+use domain::ServerId;
 use sqlx::Row;
 
 use super::{get, get_any, mail_texts, record_event, Actor, ServerError, ServerState};
@@ -38,7 +39,7 @@ pub async fn request_reset(
     clock: &Clock,
     sealer: &Sealer,
     actor: &Actor<'_>,
-    id: &str,
+    id: &ServerId,
 ) -> Result<(), ServerError> {
     // As long and random as the one made at install.
     let password = crate::accounts::tokens::random_token()?[..24].to_owned();
@@ -88,7 +89,7 @@ pub async fn request_reset(
     }
     jobs::enqueue(&mut tx, JobKind::RootPassword, &reset_id, now, now).await?;
     record_event(&mut tx, id, REQUESTED, actor.email, now).await?;
-    actor.audit(&mut tx, AUDITED, id, now).await?;
+    actor.audit(&mut tx, AUDITED, id.as_str(), now).await?;
     tx.commit().await.context("committing the reset request")?;
     Ok(())
 }
@@ -112,7 +113,7 @@ impl Runner {
         let (Some(sealed), "queued") = (sealed, state.as_str()) else {
             return Ok(Outcome::Done);
         };
-        let server_id: String = row.try_get("server_id")?;
+        let server_id: ServerId = row.try_get("server_id")?;
         let server = get_any(&self.db, &server_id).await?;
         let host = server
             .filter(|s| s.state == ServerState::Running && s.cancelled_at.is_none())
@@ -145,7 +146,7 @@ impl Runner {
     async fn reset_done(
         &self,
         reset_id: &str,
-        server_id: &str,
+        server_id: &ServerId,
         sealed: &str,
     ) -> anyhow::Result<()> {
         let now = self.clock.now();
@@ -205,7 +206,7 @@ impl Runner {
         Ok(())
     }
 
-    async fn reset_failed(&self, reset_id: &str, server_id: &str) -> anyhow::Result<()> {
+    async fn reset_failed(&self, reset_id: &str, server_id: &ServerId) -> anyhow::Result<()> {
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
         if close(&mut tx, reset_id, "failed", now).await? {

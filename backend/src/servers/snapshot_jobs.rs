@@ -3,6 +3,7 @@
 //! where it stopped), and deleting from the site's storage.
 
 use anyhow::Context;
+use domain::ServerId;
 
 use super::provisioning::MAX_ATTEMPTS;
 use super::snapshots::{forget, job_subject};
@@ -73,7 +74,7 @@ impl Runner {
         let Some(host) = subject.host.as_deref() else {
             return Ok(Outcome::Dead("no host".into()));
         };
-        let server_id = subject.snapshot.server_id.as_str();
+        let server_id = &subject.snapshot.server_id;
         let done: i64 = sqlx::query_scalar("select progress from servers where id = $1")
             .bind(server_id)
             .fetch_one(&self.db.pool)
@@ -148,7 +149,10 @@ impl Runner {
     }
 
     /// Before a cancelled server's host is erased: its snapshots go too.
-    pub(super) async fn delete_all_snapshots(&self, server_id: &str) -> Result<(), FleetError> {
+    pub(super) async fn delete_all_snapshots(
+        &self,
+        server_id: &ServerId,
+    ) -> Result<(), FleetError> {
         let ids = super::snapshots::of_server(&self.db, server_id)
             .await
             .map_err(|e| FleetError::Unavailable(format!("{e:#}")))?;

@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::{OrganizationId, ServerId};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -21,7 +22,7 @@ pub const QUOTA: usize = 5;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     pub id: String,
-    pub server_id: String,
+    pub server_id: ServerId,
     pub name: String,
     pub state: SnapshotState,
     pub size_bytes: i64,
@@ -73,8 +74,8 @@ pub fn snapshot_name(raw: &str) -> Option<String> {
 /// A server's snapshots, newest first (of the organization's servers only).
 pub async fn list(
     db: &Db,
-    organization_id: &str,
-    server_id: &str,
+    organization_id: &OrganizationId,
+    server_id: &ServerId,
 ) -> anyhow::Result<Vec<Snapshot>> {
     sqlx::query(
         "select id, server_id, name, state, size_bytes, created_at from snapshots \
@@ -92,8 +93,8 @@ pub async fn list(
 
 async fn get_snapshot(
     db: &Db,
-    organization_id: &str,
-    server_id: &str,
+    organization_id: &OrganizationId,
+    server_id: &ServerId,
     id: &str,
 ) -> anyhow::Result<Option<Snapshot>> {
     sqlx::query(
@@ -112,7 +113,11 @@ async fn get_snapshot(
 }
 
 /// A running server that is not suspended or cancelled, or why not.
-async fn running_server(db: &Db, actor: &Actor<'_>, server_id: &str) -> Result<(), SnapshotError> {
+async fn running_server(
+    db: &Db,
+    actor: &Actor<'_>,
+    server_id: &ServerId,
+) -> Result<(), SnapshotError> {
     let server = get(db, actor.organization_id, server_id)
         .await?
         .ok_or(SnapshotError::NotFound)?;
@@ -133,7 +138,7 @@ pub async fn take(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    server_id: &str,
+    server_id: &ServerId,
     raw_name: &str,
 ) -> Result<String, SnapshotError> {
     let name = snapshot_name(raw_name).ok_or(SnapshotError::InvalidName)?;
@@ -197,7 +202,7 @@ pub async fn restore(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    server_id: &str,
+    server_id: &ServerId,
     snapshot_id: &str,
 ) -> Result<(), SnapshotError> {
     let snapshot = get_snapshot(db, actor.organization_id, server_id, snapshot_id)
@@ -263,7 +268,7 @@ pub async fn delete(
     db: &Db,
     clock: &Clock,
     actor: &Actor<'_>,
-    server_id: &str,
+    server_id: &ServerId,
     snapshot_id: &str,
 ) -> Result<(), SnapshotError> {
     let snapshot = get_snapshot(db, actor.organization_id, server_id, snapshot_id)
@@ -340,7 +345,7 @@ pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Op
 }
 
 /// The snapshots of a server that is being wiped: their ids, for Fleet.
-pub(crate) async fn of_server(db: &Db, server_id: &str) -> anyhow::Result<Vec<String>> {
+pub(crate) async fn of_server(db: &Db, server_id: &ServerId) -> anyhow::Result<Vec<String>> {
     sqlx::query_scalar("select id from snapshots where server_id = $1")
         .bind(server_id)
         .fetch_all(&db.pool)

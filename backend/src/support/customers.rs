@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::Role;
+use domain::ServerId;
 
 use super::mails::{self, About};
 use super::writes::{self, Author, Current};
@@ -42,7 +43,8 @@ pub async fn open(db: &Db, clock: &Clock, new: &NewRequest<'_>) -> Result<String
     let server_id = new.server_id.map(str::trim).filter(|s| !s.is_empty());
     match server_id {
         Some(server) => {
-            let owned = crate::servers::get(db, new.organization_id, server).await?;
+            let owned =
+                crate::servers::get(db, new.organization_id, &ServerId::from(server)).await?;
             if owned.is_none() {
                 return Err(SupportError::NotFound);
             }
@@ -126,7 +128,9 @@ async fn visible(
     id: &str,
 ) -> Result<Current, SupportError> {
     match writes::current(db, tx, id).await? {
-        Some(c) if c.organization_id == who.organization_id && c.category.visible_to(role) => Ok(c),
+        Some(c) if &c.organization_id == who.organization_id && c.category.visible_to(role) => {
+            Ok(c)
+        }
         _ => Err(SupportError::NotFound),
     }
 }

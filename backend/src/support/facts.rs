@@ -4,6 +4,7 @@
 //! staff, in English like the rest of the staff tools' data.
 
 use anyhow::Context;
+use domain::ServerId;
 use std::fmt::Write;
 
 use super::writes::{self, Author};
@@ -20,7 +21,7 @@ pub async fn attach_server_facts(
     fleet: &dyn Fleet,
     id: &str,
 ) -> anyhow::Result<()> {
-    let server_id: Option<Option<String>> =
+    let server_id: Option<Option<ServerId>> =
         sqlx::query_scalar("select server_id from support_requests where id = $1")
             .bind(id)
             .fetch_optional(&db.pool)

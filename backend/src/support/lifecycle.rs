@@ -5,6 +5,8 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
+use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
 
 use super::customers::close;
@@ -114,7 +116,7 @@ async fn tell(
 /// thread is not closed, another report adds nothing.
 pub async fn open_for_degraded_host(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
+    server_id: &ServerId,
     reason: &str,
     now: i64,
 ) -> anyhow::Result<()> {
@@ -144,7 +146,7 @@ pub async fn open_for_degraded_host(
     let Some(server) = server else {
         return Ok(());
     };
-    let organization_id: String = server.try_get("organization_id")?;
+    let organization_id: OrganizationId = server.try_get("organization_id")?;
     let name: String = server.try_get("name")?;
     let lang = [
         server.try_get::<Option<String>, _>("owner_lang")?,

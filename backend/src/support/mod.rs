@@ -22,6 +22,7 @@ pub use staff::{assign, close_as_staff, note, reply_as_staff};
 pub use text::{excerpt, valid_body, valid_scaling, valid_subject};
 
 use domain::{Lang, Role};
+use domain::{OrganizationId, ServerId};
 
 pub const SUBJECT_MIN: usize = 3;
 pub const SUBJECT_MAX: usize = 150;
@@ -55,7 +56,7 @@ pub struct ScalingPlan {
 }
 
 pub struct NewRequest<'a> {
-    pub organization_id: &'a str,
+    pub organization_id: &'a OrganizationId,
     pub user_id: &'a str,
     pub email: &'a str,
     pub role: Role,
@@ -95,12 +96,12 @@ pub struct RequestSummary {
     pub id: String,
     /// "SR-" and 6 characters, shown to people.
     pub reference: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub organization_name: String,
     pub category: Category,
     pub subject: String,
     pub state: State,
-    pub server_id: Option<String>,
+    pub server_id: Option<ServerId>,
     pub server_name: Option<String>,
     pub site_code: Option<String>,
     /// The opener's email, or `system` for a thread Fleet health opened.

@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::support::AuthorKind;
+use domain::OrganizationId;
 use domain::{Lang, Role};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -64,7 +65,7 @@ fn scaling(r: &AnyRow) -> anyhow::Result<Option<ScalingPlan>> {
 /// An organization's requests `role` may see, newest activity first.
 pub async fn list_for_member(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     role: Role,
 ) -> anyhow::Result<Vec<RequestSummary>> {
     sqlx::query(&format!(
@@ -85,7 +86,7 @@ pub async fn list_for_member(
 /// messages customers see (internal notes are left out by the query).
 pub async fn thread_for_member(
     db: &Db,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     role: Role,
     id: &str,
 ) -> anyhow::Result<Option<Thread>> {

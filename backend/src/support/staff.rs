@@ -3,6 +3,7 @@
 //! organization's requests and are not rate-limited.
 
 use anyhow::Context;
+use domain::OrganizationId;
 
 use super::customers::close;
 use super::mails::{self, About};
@@ -141,7 +142,7 @@ pub async fn close_as_staff(
     }
     close(&mut tx, id, "staff", now).await?;
     // In the organization's trail too: its owners see who closed it.
-    let organization = Some(current.organization_id.as_str());
+    let organization = Some(&current.organization_id);
     staff_audit(
         &mut tx,
         staff,
@@ -158,7 +159,7 @@ pub async fn close_as_staff(
 async fn staff_audit(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     staff: &StaffActor<'_>,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     action: &str,
     detail: &str,
     at: i64,

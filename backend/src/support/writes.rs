@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use domain::Lang;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{Category, State};
@@ -11,7 +12,7 @@ use crate::Db;
 
 /// A request as a change needs it.
 pub(super) struct Current {
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub category: Category,
     pub state: State,
     pub closed_at: Option<i64>,

@@ -8,6 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use backend::accounts::User;
 use backend::organizations::Membership;
+use domain::OrganizationId;
 use http::{header, Method};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -210,7 +211,7 @@ async fn identify(
         return Ok((None, ended(session).await?));
     };
     let memberships = backend::organizations::memberships_of(&state.db, &user.id).await?;
-    let chosen = session.get::<String>(ORGANIZATION).await?;
+    let chosen = session.get::<OrganizationId>(ORGANIZATION).await?;
     let membership = chosen
         .and_then(|id| {
             memberships

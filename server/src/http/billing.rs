@@ -9,6 +9,7 @@ use axum::response::IntoResponse;
 use backend::billing::credit;
 use backend::billing::invoices::{self, Invoice, InvoiceFilter};
 use domain::invoice::InvoiceStatus;
+use domain::OrganizationId;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -72,7 +73,7 @@ impl InvoiceQuery {
 
 async fn billing_view(
     state: &AppState,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     email: &str,
     query: &InvoiceQuery,
 ) -> anyhow::Result<BillingView> {
@@ -148,7 +149,7 @@ async fn export(
 
 pub(super) async fn invoice_view(
     state: &AppState,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     id: &str,
     back: &str,
 ) -> anyhow::Result<Option<InvoiceView>> {
@@ -198,7 +199,7 @@ pub(super) async fn invoice_view(
 pub(super) async fn invoice_response(
     state: &AppState,
     parts: Parts,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     id: &str,
     back: &str,
 ) -> PageResult {

@@ -7,6 +7,7 @@ use app::portal::billing_profile::{BillingProfileView, ProfileValues, VatIdCheck
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Query, State};
 use backend::billing::profile::{self, BillingProfile, ProfileError};
+use domain::OrganizationId;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -26,7 +27,7 @@ pub fn routes() -> Vec<Route> {
 /// shows it, with what VIES said about its VAT ID.
 pub(super) async fn profile_values(
     state: &AppState,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     email: &str,
 ) -> anyhow::Result<(ProfileValues, Option<VatIdCheckView>)> {
     let stored = profile::get_or_start(&state.db, organization_id, email).await?;

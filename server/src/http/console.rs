@@ -15,6 +15,7 @@ use backend::console::{self, ConsoleError, Opening};
 use backend::fleet::ConsoleKind;
 use backend::servers;
 use domain::server::ConsoleClosed;
+use domain::ServerId;
 use futures_util::{SinkExt, StreamExt};
 use http::request::Parts;
 use http::{header, StatusCode};
@@ -53,7 +54,7 @@ const CLOSED_BY_PORTAL: u16 = 4000;
 async fn console_page(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id, kind)): Path<(String, String, String)>,
+    Path((_, id, kind)): Path<(String, ServerId, String)>,
     parts: Parts,
 ) -> PageResult {
     let kind = ConsoleKind::parse(&kind).ok_or(PageError::NotFound)?;
@@ -93,7 +94,7 @@ fn json_error(status: StatusCode, message: &str) -> Response {
 async fn ticket(
     State(state): State<Arc<AppState>>,
     on: OnServer,
-    Path((_, id, kind)): Path<(String, String, String)>,
+    Path((_, id, kind)): Path<(String, ServerId, String)>,
     parts: Parts,
     form: Result<SameOrigin<IgnoredAny>, Response>,
 ) -> Response {
@@ -159,7 +160,7 @@ struct TicketQuery {
 async fn websocket(
     State(state): State<Arc<AppState>>,
     on: OnServer,
-    Path((_, id, kind)): Path<(String, String, String)>,
+    Path((_, id, kind)): Path<(String, ServerId, String)>,
     Query(query): Query<TicketQuery>,
     parts: Parts,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,

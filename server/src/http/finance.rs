@@ -7,6 +7,7 @@ use app::portal::settle::{OpenInvoice, SettledRow};
 use app::portal::FormError;
 use axum::extract::{Path, State};
 use backend::billing::{credit, finance, settlement};
+use domain::OrganizationId;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -163,7 +164,7 @@ async fn refunded(
 #[derive(Deserialize)]
 struct NewCredit {
     #[serde(default)]
-    organization: String,
+    organization: OrganizationId,
     #[serde(default)]
     amount: String,
     #[serde(default)]

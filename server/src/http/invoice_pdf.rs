@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Redirect};
 use backend::billing::pdf::InvoiceDocument;
 use domain::time::format_date;
 use domain::Lang;
+use domain::OrganizationId;
 
 use super::billing::invoice_view;
 use super::page::{PageError, PageResult};
@@ -21,7 +22,7 @@ use crate::startup::AppState;
 pub(super) async fn response(
     state: &AppState,
     lang: Lang,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     id: &str,
 ) -> PageResult {
     Ok(
@@ -57,7 +58,7 @@ pub enum InvoicePdf {
 pub async fn invoice_pdf(
     state: &AppState,
     lang: Lang,
-    organization_id: Option<&str>,
+    organization_id: Option<&OrganizationId>,
     id: &str,
 ) -> anyhow::Result<Option<InvoicePdf>> {
     let Some(view) = invoice_view(state, organization_id, id, "").await? else {

@@ -12,6 +12,7 @@ use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use backend::accounts::Links;
 use backend::organizations::{invitations, members, OrgError, Role};
+use domain::OrganizationId;
 use http::request::Parts;
 use http::StatusCode;
 use serde::Deserialize;
@@ -59,7 +60,10 @@ impl From<OrgError> for PageError {
     }
 }
 
-async fn members_view(state: &AppState, organization_id: &str) -> anyhow::Result<MembersView> {
+async fn members_view(
+    state: &AppState,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<MembersView> {
     let list = members::list(&state.db, organization_id).await?;
     let pending = invitations::pending(&state.db, &state.clock, organization_id).await?;
     let two_factor_required =
@@ -202,7 +206,7 @@ pub async fn members_post(
 #[derive(Deserialize)]
 pub struct OrganizationForm {
     #[serde(default)]
-    organization: String,
+    organization: OrganizationId,
 }
 
 /// Only an organization the user belongs to can be chosen; another one is

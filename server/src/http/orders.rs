@@ -115,7 +115,7 @@ async fn prepare(
     mut form: OrderFormView,
     first_visit: bool,
 ) -> anyhow::Result<Option<OrderFormView>> {
-    let organization_id = m.0.organization_id.as_str();
+    let organization_id = &m.0.organization_id;
     let facts = state.facts.current().await?.facts;
     let (Some(plan), Some(site)) = (
         facts.catalog.plan(&form.plan),

@@ -10,7 +10,7 @@ use axum::response::Response;
 use backend::accounts::User;
 use backend::organizations::Membership;
 use backend::servers::Actor;
-use domain::Lang;
+use domain::{Lang, OrganizationId, ServerId};
 use http::request::Parts;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -19,7 +19,7 @@ use super::page::{client_ip, lang_of, redirect, Member, PageError, Signed};
 
 /// A member acting on the server in the path.
 pub struct OnServer {
-    pub id: String,
+    pub id: ServerId,
     pub lang: Lang,
     /// The caller's session (console tickets are bound to it).
     pub session_id: String,
@@ -39,7 +39,7 @@ impl OnServer {
         }
     }
 
-    pub fn organization_id(&self) -> &str {
+    pub fn organization_id(&self) -> &OrganizationId {
         &self.member.organization_id
     }
 
@@ -73,7 +73,10 @@ impl<S: Send + Sync> FromRequestParts<S> for OnServer {
             .await
             .map_err(|_| PageError::NotFound)?;
         Ok(OnServer {
-            id: params.get("id").cloned().ok_or(PageError::NotFound)?,
+            id: params
+                .get("id")
+                .map(|id| ServerId::from(id.as_str()))
+                .ok_or(PageError::NotFound)?,
             lang: lang_of(parts),
             session_id: current.session_id,
             member,

@@ -14,6 +14,7 @@ use axum::Json;
 use backend::organizations::Membership;
 use backend::servers::billing_state::{self, Overdue};
 use backend::servers::{self, Server, ServerError, ServerState};
+use domain::ServerId;
 use http::request::Parts;
 use http::StatusCode;
 use serde::Deserialize;
@@ -140,7 +141,7 @@ async fn detail(
     state: &AppState,
     parts: Parts,
     member: &Membership,
-    id: &str,
+    id: &ServerId,
     root_password: Option<String>,
 ) -> PageResult {
     let (db, clock, grace) = (&state.db, &state.clock, state.seller.grace_days);
@@ -229,7 +230,7 @@ async fn telemetry(state: &AppState, server: &Server) -> anyhow::Result<Option<T
 async fn show(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, ServerId)>,
     parts: Parts,
 ) -> PageResult {
     detail(&state, parts, &m.0, &id, None).await
@@ -242,7 +243,7 @@ async fn show(
 async fn progress(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, ServerId)>,
     parts: Parts,
 ) -> Response {
     let o = app::i18n::orders(lang_of(&parts));

@@ -13,6 +13,7 @@
 use crate::common::{self, TestApp, TestDb};
 use backend::servers::Actor;
 use backend::support::{self, Category, NewRequest, QueueFilter, StaffActor, State, SupportError};
+use domain::OrganizationId;
 use domain::{Lang, Role};
 
 on_both_databases!(
@@ -31,7 +32,7 @@ async fn ids(
     db: &backend::Db,
     browser: &reqwest::Client,
     email: &str,
-) -> (String, String) {
+) -> (String, OrganizationId) {
     let members = app.get_as(browser, "/en/members").await.body;
     let user = common::user_id_of(&members, email);
     let membership = backend::organizations::primary_membership(db, &user)
@@ -87,7 +88,7 @@ async fn a_request_nobody_answers_is_reminded_then_closed(db: TestDb) {
     );
     // Another organization's id, or a category the role can't see, is not found.
     assert!(
-        support::thread_for_member(&db, "other-org", Role::Owner, &id)
+        support::thread_for_member(&db, &OrganizationId::from("other-org"), Role::Owner, &id)
             .await
             .expect("reading")
             .is_none()
@@ -246,7 +247,10 @@ async fn a_degraded_host_opens_one_hardware_thread(db: TestDb) {
     let request = &listed[0];
     assert_eq!(request.category, Category::Hardware);
     assert_eq!(request.state, State::Open);
-    assert_eq!(request.server_id.as_deref(), Some(server.as_str()));
+    assert_eq!(
+        request.server_id.as_ref().map(|s| s.as_str()),
+        Some(server.as_str())
+    );
     assert_eq!(request.opened_by_email, "system");
     assert_eq!(request.lang, Lang::En, "in the owner's language");
     let thread = support::thread_for_member(&db, &org, Role::Technical, &request.id)

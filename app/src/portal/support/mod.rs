@@ -32,7 +32,7 @@ pub struct RequestRow {
     pub category: Category,
     pub subject: String,
     pub state: State,
-    pub server_id: Option<String>,
+    pub server_id: Option<domain::ServerId>,
     pub server_name: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
@@ -49,7 +49,7 @@ pub struct NewRequestView {
     /// The categories the viewer may open, in display order.
     pub categories: Vec<Category>,
     /// The organization's servers: (id, name).
-    pub servers: Vec<(String, String)>,
+    pub servers: Vec<(domain::ServerId, String)>,
     /// Chosen by the link that led here (`?category=`, `?server=`).
     pub category: Option<Category>,
     pub server: String,

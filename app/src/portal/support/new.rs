@@ -101,14 +101,18 @@ fn Categories(lang: Lang, offered: Vec<Category>, chosen: Option<Category>) -> i
 }
 
 #[component]
-fn ServerPicker(lang: Lang, servers: Vec<(String, String)>, chosen: String) -> impl IntoView {
+fn ServerPicker(
+    lang: Lang,
+    servers: Vec<(domain::ServerId, String)>,
+    chosen: String,
+) -> impl IntoView {
     let s = support(lang);
     let empty = servers.is_empty();
     let options = servers
         .into_iter()
         .map(|(id, name)| {
-            let selected = id == chosen;
-            view! { <option value=id selected=selected>{name}</option> }
+            let selected = id.as_str() == chosen;
+            view! { <option value=id.to_string() selected=selected>{name}</option> }
         })
         .collect_view();
     view! {

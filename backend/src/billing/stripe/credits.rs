@@ -9,6 +9,7 @@
 //! the credit reduces net and VAT in the same proportion.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 use stripe_core::customer_balance_transaction::CreateCustomerCustomerBalanceTransaction;
 use stripe_core::refund::{CreateRefund, CreateRefundReason, ListRefund};
@@ -54,7 +55,7 @@ async fn pass_on_inner(
     if net == 0 || note.try_get::<Option<String>, _>("paid_out_via")?.is_some() {
         return Ok(());
     }
-    let org: String = note.try_get("organization_id")?;
+    let org: OrganizationId = note.try_get("organization_id")?;
     let (Some(subscription), Some(customer)) = (
         note.try_get::<Option<String>, _>("stripe_subscription_id")?,
         note.try_get::<Option<String>, _>("stripe_customer_id")?,

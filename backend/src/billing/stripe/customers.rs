@@ -11,6 +11,7 @@
 //! by updates, whose key is the body's digest.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sha2::{Digest, Sha256};
 use sqlx::{Any, Row, Transaction};
 use stripe_billing::tax_id::{CreateCustomerTaxId, DeleteCustomerTaxId, ListCustomerTaxId};
@@ -34,7 +35,7 @@ pub const REVERSE_CHARGE_FOOTER: &str = "Reverse charge: VAT to be accounted for
 pub(super) async fn customer_of(
     db: &Db,
     client: &StripeClient,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     seller_country: &str,
     now: i64,
 ) -> anyhow::Result<String> {
@@ -50,7 +51,7 @@ pub(super) async fn customer_of(
     let created = client
         .send(
             &CreateCustomer::new()
-                .metadata([("organization_id".to_owned(), organization_id.to_owned())]),
+                .metadata([("organization_id".to_owned(), organization_id.to_string())]),
             Some(&Intent::new(format!("customer-{organization_id}"))),
         )
         .await?;
@@ -83,7 +84,7 @@ pub(super) async fn customer_of(
 /// and one queued job however often the profile changes before it runs.
 pub async fn queue_sync(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     now: i64,
 ) -> anyhow::Result<()> {
     let known: Option<Option<String>> =
@@ -117,7 +118,7 @@ pub async fn sync(
     clock: &Clock,
     client: &StripeClient,
     seller_country: &str,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     attempts: i64,
 ) -> Outcome {
     let result = bring_up_to_profile(db, client, organization_id, seller_country).await;
@@ -141,7 +142,7 @@ pub fn tax_exempt(profile: &BillingProfile, seller_country: &str) -> CustomerTax
 async fn bring_up_to_profile(
     db: &Db,
     client: &StripeClient,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     seller_country: &str,
 ) -> anyhow::Result<()> {
     let row = sqlx::query("select name, stripe_customer_id from organizations where id = $1")

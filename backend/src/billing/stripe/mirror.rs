@@ -9,6 +9,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::{OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 use stripe_shared::{
     CheckoutSession, CheckoutSessionPaymentStatus, Invoice, InvoiceStatus, Subscription,
@@ -26,7 +27,7 @@ use crate::Db;
 async fn lock_customer(
     db: &Db,
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
 ) -> anyhow::Result<()> {
     if db.backend == crate::db::Backend::Postgres {
         sqlx::query("select id from organizations where id = $1 for update")
@@ -49,7 +50,7 @@ async fn session_order<'s>(
     let Some(order_id) = session.client_reference_id.as_deref() else {
         return Ok(None);
     };
-    let org: Option<String> =
+    let org: Option<OrganizationId> =
         sqlx::query_scalar("select organization_id from orders where id = $1")
             .bind(order_id)
             .fetch_optional(&mut **tx)
@@ -259,7 +260,7 @@ fn invoice_subscription(invoice: &Invoice) -> Option<String> {
 /// otherwise a customer outside the EU.
 async fn treatment(
     tx: &mut Transaction<'_, Any>,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     vat: i64,
 ) -> anyhow::Result<&'static str> {
     if vat > 0 {
@@ -379,7 +380,7 @@ pub(super) async fn invoice(
     let Some(customer) = object.customer.as_ref().map(|c| c.id().to_string()) else {
         return Ok(true);
     };
-    let org: Option<String> =
+    let org: Option<OrganizationId> =
         sqlx::query_scalar("select id from organizations where stripe_customer_id = $1")
             .bind(&customer)
             .fetch_optional(&mut **tx)
@@ -537,7 +538,7 @@ struct Mirrored {
 async fn insert_invoice(
     tx: &mut Transaction<'_, Any>,
     object: &Invoice,
-    org: &str,
+    org: &OrganizationId,
     stripe_id: &str,
     status: &str,
     m: Mirrored,
@@ -556,7 +557,7 @@ async fn insert_invoice(
         .context("finding the server")?,
         None => None,
     };
-    let (server, plan, site): (Option<String>, Option<String>, Option<String>) = match &found {
+    let (server, plan, site): (Option<ServerId>, Option<String>, Option<String>) = match &found {
         Some(r) => (
             r.try_get("id")?,
             r.try_get("plan_id")?,
@@ -745,7 +746,7 @@ pub(super) async fn subscription(
             )))),
         };
     };
-    let id: String = server.try_get("id")?;
+    let id: ServerId = server.try_get("id")?;
     let last: Option<i64> = server.try_get("stripe_event_at")?;
     if last.is_some_and(|at| at > created) && !fetched {
         return Ok(true);
@@ -800,7 +801,7 @@ pub(super) async fn subscription(
     .await
     .context("reading the last cancellation decision")?;
     let newer = decided.is_none_or(|at| at <= created) || ended;
-    let org: String = server.try_get("organization_id")?;
+    let org: OrganizationId = server.try_get("organization_id")?;
     let name: String = server.try_get("name")?;
     if let (Some(at), None, true) = (stripe_end, cancelled, newer) {
         if ours.is_none_or(|ours| at < ours) {
@@ -877,8 +878,8 @@ pub(super) async fn subscription(
 /// `stripe`.
 async fn stripe_decided(
     tx: &mut Transaction<'_, Any>,
-    server_id: &str,
-    organization_id: &str,
+    server_id: &ServerId,
+    organization_id: &OrganizationId,
     kind: EventKind,
     event_detail: &str,
     audit_detail: &str,

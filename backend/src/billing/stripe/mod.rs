@@ -22,6 +22,7 @@ mod taxes;
 
 use anyhow::Context;
 use async_trait::async_trait;
+use domain::OrganizationId;
 use stripe_billing::billing_portal_session::CreateBillingPortalSession;
 use stripe_checkout::checkout_session::{
     CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCheckoutSessionSubscriptionData,
@@ -188,7 +189,7 @@ fn line(price: String) -> CreateCheckoutSessionLineItems {
 pub async fn portal_url(
     db: &Db,
     client: &StripeClient,
-    organization_id: &str,
+    organization_id: &OrganizationId,
     return_url: &str,
 ) -> anyhow::Result<Option<String>> {
     let customer: Option<Option<String>> =

@@ -10,6 +10,7 @@
 //! paid invoice is mirrored without it, and run by reconciliation).
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 use stripe_billing::invoice::{ListInvoice, VoidInvoiceInvoice};
 use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};
@@ -24,7 +25,7 @@ use crate::{audit, Clock, Db};
 async fn invoice_of(
     tx: &mut Transaction<'_, Any>,
     payment_intent: &str,
-) -> anyhow::Result<Option<(String, String, String)>> {
+) -> anyhow::Result<Option<(String, OrganizationId, String)>> {
     let row = sqlx::query(
         "select id, organization_id, coalesce(number, stripe_invoice_id) as number from invoices \
          where stripe_payment_intent = $1",
@@ -363,7 +364,7 @@ async fn give_back_inner(
     .fetch_one(&db.pool)
     .await
     .context("reading the order")?;
-    let org: String = row.try_get("organization_id")?;
+    let org: OrganizationId = row.try_get("organization_id")?;
     let Some(subscription) = row.try_get::<Option<String>, _>("stripe_subscription_id")? else {
         return Ok(());
     };

@@ -7,6 +7,7 @@
 //! answer) is reported and skipped; the pass goes on.
 
 use anyhow::Context;
+use domain::OrganizationId;
 use sqlx::Row;
 use stripe_billing::invoice::ListInvoice;
 use stripe_billing::subscription::RetrieveSubscription;
@@ -70,7 +71,7 @@ pub async fn reconcile(
         0,
     )
     .await?;
-    for org in organizations {
+    for org in organizations.into_iter().map(OrganizationId::from) {
         let result =
             vat_ids::recheck_before_invoice(db, clock.now(), seller.vat_ids.as_ref(), &org).await;
         done.outcome(format!("VAT ID of {org}"), result.map(|()| false));

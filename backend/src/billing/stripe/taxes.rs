@@ -5,6 +5,7 @@
 //! Rate before Stripe drafts the next invoice. Run by reconciliation, with
 //! a fresh Idempotency-Key per change (a change back must reach Stripe).
 
+use domain::OrganizationId;
 use std::collections::BTreeMap;
 
 use anyhow::Context;
@@ -40,7 +41,7 @@ pub async fn align(
     let Some(row) = row else {
         return Ok(false);
     };
-    let org: String = row.try_get("organization_id")?;
+    let org: OrganizationId = row.try_get("organization_id")?;
     let profile = profile::get(db, &org).await?;
     let country = profile
         .as_ref()

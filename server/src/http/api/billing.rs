@@ -11,6 +11,7 @@ use backend::billing::invoices::{self, Invoice, InvoiceFilter, InvoiceLine};
 use domain::money::Currency;
 use domain::time::format_iso;
 use domain::Lang;
+use domain::ServerId;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -141,7 +142,7 @@ fn line_json(l: InvoiceLine, lang: Lang) -> InvoiceLineJson {
             Lang::En => l.description_en,
         },
         kind: l.kind,
-        server_id: l.server_id,
+        server_id: l.server_id.map(ServerId::into_string),
         plan: l.plan_id,
         site: l.site_code,
         period_start: format_iso(l.period_start),

@@ -9,6 +9,7 @@ use backend::api_tokens::{self, Refused, Scope};
 use backend::organizations::Role;
 use backend::servers::Actor;
 use domain::Lang;
+use domain::OrganizationId;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -21,7 +22,7 @@ use crate::startup::AppState;
 #[derive(Clone, Debug)]
 pub struct ApiCaller {
     pub token_id: String,
-    pub organization_id: String,
+    pub organization_id: OrganizationId,
     pub user_id: String,
     pub email: String,
     pub role: Role,

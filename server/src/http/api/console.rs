@@ -11,6 +11,7 @@ use axum::Json;
 use backend::api_tokens::Scope;
 use backend::console::{self, ConsoleError};
 use backend::fleet::ConsoleKind;
+use domain::ServerId;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -57,7 +58,7 @@ pub struct TicketJson {
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
     Body(body): Body<TicketRequest>,
 ) -> ApiResult<Response> {
     super::servers::own_server(&state, &caller, &id).await?;

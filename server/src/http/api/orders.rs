@@ -9,6 +9,7 @@ use backend::api_tokens::Scope;
 use backend::orders::{self, Order};
 use backend::organizations::Role;
 use domain::time::format_iso;
+use domain::ServerId;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -92,7 +93,7 @@ pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> Or
         server_name: order.server_name,
         image: order.os_image,
         addons: order.addons,
-        server_id: order.server_id,
+        server_id: order.server_id.map(ServerId::into_string),
         failure: order.failure.map(|f| f.as_str().to_owned()),
         created_at: format_iso(order.created_at),
         hold_expires_at: order.hold_expires_at.map(format_iso),

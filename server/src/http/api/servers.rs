@@ -11,6 +11,7 @@ use backend::fleet::PowerAction;
 use backend::servers::cancellation::{self, CancelError};
 use backend::servers::{self, Server, ServerError};
 use domain::time::format_iso;
+use domain::ServerId;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -121,7 +122,7 @@ pub fn server_json(s: Server) -> ServerJson {
             .collect(),
         telemetry: None,
         health: None,
-        id: s.id,
+        id: s.id.into_string(),
         name: s.name,
     }
 }
@@ -138,7 +139,7 @@ impl From<ServerError> for ApiError {
 }
 
 /// The organization's server, or 404 (also for other organizations' ids).
-pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &str) -> ApiResult<Server> {
+pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &ServerId) -> ApiResult<Server> {
     servers::get(&state.db, &caller.organization_id, id)
         .await?
         .filter(|s| s.cancelled_at.is_none())
@@ -155,7 +156,12 @@ pub async fn list(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Response> {
     let all = servers::list(&state.db, &caller.organization_id).await?;
-    let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
+    let page = q.page(
+        all,
+        |s| sort_key(s.created_at, s.id.as_str()),
+        true,
+        caller.lang,
+    )?;
     Ok(Json(page.map(server_json)).into_response())
 }
 
@@ -166,7 +172,7 @@ pub async fn list(
 pub async fn show(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
     let (telemetry, health) = telemetry::summary(&state, &server).await?;
@@ -189,7 +195,7 @@ pub struct Rename {
 pub async fn rename(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
     Body(body): Body<Rename>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
@@ -211,7 +217,7 @@ pub struct Power {
 pub async fn power(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
     Body(body): Body<Power>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
@@ -241,7 +247,7 @@ pub struct Cancel {
 pub async fn cancel(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
     Body(body): Body<Cancel>,
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
@@ -280,7 +286,7 @@ pub async fn cancel(
 pub async fn revoke(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
     if !cancellation::revocable(&server, state.clock.now()) {

@@ -8,6 +8,7 @@ use axum::Json;
 use backend::api_tokens::Scope;
 use backend::servers::snapshots::{self, Snapshot, SnapshotError};
 use domain::time::format_iso;
+use domain::ServerId;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -66,7 +67,7 @@ fn snapshot_json(s: Snapshot) -> SnapshotJson {
         state: s.state.as_str().to_owned(),
         created_at: format_iso(s.created_at),
         id: s.id,
-        server_id: s.server_id,
+        server_id: s.server_id.into_string(),
         name: s.name,
         size_bytes: s.size_bytes,
     }
@@ -96,7 +97,7 @@ fn offered(state: &AppState, caller: &ApiCaller) -> ApiResult<()> {
 async fn find(
     state: &AppState,
     caller: &ApiCaller,
-    server_id: &str,
+    server_id: &ServerId,
     snapshot_id: &str,
 ) -> ApiResult<Option<SnapshotJson>> {
     Ok(
@@ -115,7 +116,7 @@ async fn find(
 pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     let all = snapshots::list(&state.db, &caller.organization_id, &id).await?;
@@ -141,7 +142,7 @@ pub struct TakeSnapshot {
 pub async fn take(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<ServerId>,
     Body(body): Body<TakeSnapshot>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
@@ -162,7 +163,7 @@ pub async fn take(
 pub async fn restore(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath((id, snapshot_id)): ApiPath<(String, String)>,
+    ApiPath((id, snapshot_id)): ApiPath<(ServerId, String)>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     offered(&state, &caller)?;
@@ -181,7 +182,7 @@ pub async fn restore(
 pub async fn delete(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath((id, snapshot_id)): ApiPath<(String, String)>,
+    ApiPath((id, snapshot_id)): ApiPath<(ServerId, String)>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     let actor = caller.actor();
