@@ -9,6 +9,7 @@
 use anyhow::Context;
 use domain::server::{BillingState, ConsoleClosed};
 use domain::{OrganizationId, ServerId};
+use sqlx::Row;
 
 use crate::accounts::tokens::{hash, random_token};
 use crate::fleet::ConsoleKind;
@@ -55,7 +56,7 @@ async fn billing_state(db: &Db, server_id: &ServerId) -> anyhow::Result<BillingS
         .await
         .context("reading the billing state")?;
     match row {
-        Some(row) => crate::db::decode(&row, "billing_state", BillingState::parse),
+        Some(row) => Ok(row.try_get("billing_state")?),
         None => Ok(BillingState::Active),
     }
 }

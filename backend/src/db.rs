@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyPool, Executor};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -178,26 +178,4 @@ fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
 /// A new application-made id: time-ordered, so indexes stay compact.
 pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
-}
-
-/// A text column read as the enum it stores; a value the code does not
-/// know is an error, not a string compared somewhere later.
-pub(crate) fn decode<T>(
-    r: &sqlx::any::AnyRow,
-    column: &str,
-    parse: fn(&str) -> Option<T>,
-) -> anyhow::Result<T> {
-    let raw: String = r.try_get(column)?;
-    parse(&raw).with_context(|| format!("unknown {column} {raw:?}"))
-}
-
-/// `decode` for a column that may be null.
-pub(crate) fn decode_optional<T>(
-    r: &sqlx::any::AnyRow,
-    column: &str,
-    parse: fn(&str) -> Option<T>,
-) -> anyhow::Result<Option<T>> {
-    let raw: Option<String> = r.try_get(column)?;
-    raw.map(|raw| parse(&raw).with_context(|| format!("unknown {column} {raw:?}")))
-        .transpose()
 }

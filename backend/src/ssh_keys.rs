@@ -5,7 +5,7 @@
 use anyhow::Context;
 use base64::Engine;
 use sha2::{Digest, Sha256};
-use sqlx::{Any, Executor, Row};
+use sqlx::{Any, Executor};
 
 use crate::db::new_id;
 use crate::Db;
@@ -28,7 +28,7 @@ pub struct PublicKey {
     pub fingerprint: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct SshKey {
     pub id: String,
     pub name: String,
@@ -74,28 +74,15 @@ pub fn parse(text: &str) -> Result<PublicKey, NotAKey> {
     })
 }
 
-fn from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<SshKey> {
-    Ok(SshKey {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        public_key: r.try_get("public_key")?,
-        fingerprint: r.try_get("fingerprint")?,
-        created_at: r.try_get("created_at")?,
-    })
-}
-
 pub async fn list(db: &Db, user_id: &str) -> anyhow::Result<Vec<SshKey>> {
-    sqlx::query(
+    sqlx::query_as::<_, SshKey>(
         "select id, name, public_key, fingerprint, created_at from ssh_keys \
          where user_id = $1 order by created_at, id",
     )
     .bind(user_id)
     .fetch_all(&db.pool)
     .await
-    .context("listing SSH keys")?
-    .iter()
-    .map(from_row)
-    .collect()
+    .context("listing SSH keys")
 }
 
 /// Stores a key for a user; the same key twice is kept once.

@@ -123,12 +123,7 @@ pub async fn overview(db: &Db, now: i64) -> anyhow::Result<Overview> {
         .await
         .context("counting hosts by state")?
         .iter()
-        .map(|r| {
-            Ok((
-                crate::db::decode(r, "state", HostState::parse)?,
-                r.try_get("n")?,
-            ))
-        })
+        .map(|r| Ok((r.try_get("state")?, r.try_get("n")?)))
         .collect::<anyhow::Result<Vec<(HostState, i64)>>>()?;
     let degraded_hosts = count(
         db,

@@ -47,6 +47,8 @@ impl PlanId {
     }
 }
 
+crate::text_column!(PlanId, |v| v.as_str(), PlanId::parse);
+
 impl AsRef<str> for PlanId {
     fn as_ref(&self) -> &str {
         &self.0
@@ -73,6 +75,8 @@ impl SiteCode {
         &self.0
     }
 }
+
+crate::text_column!(SiteCode, |v| v.as_str(), SiteCode::parse);
 
 impl AsRef<str> for SiteCode {
     fn as_ref(&self) -> &str {

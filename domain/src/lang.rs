@@ -10,6 +10,8 @@ pub enum Lang {
     En,
 }
 
+crate::text_column!(Lang, |v| v.code(), Lang::from_code);
+
 impl Lang {
     pub const ALL: [Lang; 2] = [Lang::Zh, Lang::En];
 

@@ -11,7 +11,6 @@ pub mod latency;
 pub mod money;
 #[macro_use]
 mod named;
-pub use named::UnknownName;
 pub mod order;
 pub mod role;
 pub mod server;

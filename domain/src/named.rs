@@ -4,21 +4,6 @@
 //! in `data-state` attributes; `parse` is the only way back from a name, so
 //! a new variant fails the build wherever a `match` has no arm for it.
 
-/// A stored or sent name that is none of the set's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownName {
-    pub kind: &'static str,
-    pub raw: String,
-}
-
-impl std::fmt::Display for UnknownName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown {} {:?}", self.kind, self.raw)
-    }
-}
-
-impl std::error::Error for UnknownName {}
-
 /// Declares the enum with `ALL`, `as_str`, `parse`, `Display` and serde by
 /// the same names.
 #[macro_export]
@@ -52,19 +37,24 @@ macro_rules! named_enum {
             }
         }
 
-        /// How a stored name is read back (`#[sqlx(try_from = "String")]`).
-        impl TryFrom<String> for $name {
-            type Error = $crate::UnknownName;
+        $crate::text_column!($name, |v| v.as_str(), $name::parse);
 
-            fn try_from(raw: String) -> Result<Self, Self::Error> {
-                $name::parse(&raw).ok_or($crate::UnknownName {
-                    kind: stringify!($name),
-                    raw,
-                })
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
+    };
+}
 
-        /// Stored as its name in a text column.
+/// With the `sqlx` feature (the backend's), a type the database stores as
+/// text binds and decodes as that text: `text` gives it, `parse` reads it
+/// back, and a value `parse` refuses is a decode error, not a string
+/// compared somewhere later.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! text_column {
+    ($name:ident, |$v:ident| $text:expr, $parse:path) => {
         #[cfg(feature = "sqlx")]
         impl<DB: sqlx::Database> sqlx::Type<DB> for $name
         where
@@ -82,34 +72,28 @@ macro_rules! named_enum {
         #[cfg(feature = "sqlx")]
         impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for $name
         where
-            &'q str: sqlx::Encode<'q, DB>,
+            String: sqlx::Encode<'q, DB>,
         {
             fn encode_by_ref(
                 &self,
                 buf: &mut <DB as sqlx::Database>::ArgumentBuffer<'q>,
             ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-                <&'q str as sqlx::Encode<'q, DB>>::encode_by_ref(&self.as_str(), buf)
+                let $v = self;
+                <String as sqlx::Encode<'q, DB>>::encode($text.to_owned(), buf)
             }
         }
 
-        /// A name the code does not know is a decode error, not a string
-        /// compared somewhere later.
         #[cfg(feature = "sqlx")]
         impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for $name
         where
-            &'r str: sqlx::Decode<'r, DB>,
+            String: sqlx::Decode<'r, DB>,
         {
             fn decode(
                 value: <DB as sqlx::Database>::ValueRef<'r>,
             ) -> Result<Self, sqlx::error::BoxDynError> {
-                let raw = <&'r str as sqlx::Decode<'r, DB>>::decode(value)?;
-                Ok($name::try_from(raw.to_owned())?)
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
+                let raw = <String as sqlx::Decode<'r, DB>>::decode(value)?;
+                $parse(&raw)
+                    .ok_or_else(|| format!("unknown {} {:?}", stringify!($name), raw).into())
             }
         }
     };

@@ -14,6 +14,8 @@ pub enum OsImage {
     Rescue,
 }
 
+crate::text_column!(OsImage, |v| v.as_str(), OsImage::parse);
+
 impl OsImage {
     pub const ALL: [OsImage; 4] = [
         OsImage::Ubuntu2404,

@@ -11,6 +11,8 @@ pub enum Role {
     Billing,
 }
 
+crate::text_column!(Role, |v| v.as_str(), Role::parse);
+
 impl Role {
     pub const ALL: [Role; 3] = [Role::Owner, Role::Technical, Role::Billing];
 

@@ -17,6 +17,8 @@ pub enum ProvisionStep {
     FirstBoot,
 }
 
+crate::text_column!(ProvisionStep, |v| v.as_str(), ProvisionStep::parse);
+
 impl ProvisionStep {
     pub const ALL: [ProvisionStep; 6] = [
         ProvisionStep::PowerOn,
@@ -71,6 +73,8 @@ pub enum ServerState {
     Failed,
 }
 
+crate::text_column!(ServerState, |v| v.as_str(), ServerState::parse);
+
 impl ServerState {
     pub const ALL: [ServerState; 5] = [
         ServerState::Pending,
@@ -113,6 +117,8 @@ pub enum Step {
     Maintenance,
 }
 
+crate::text_column!(Step, |v| v.as_str(), Step::parse);
+
 impl Step {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -143,6 +149,8 @@ pub enum SnapshotState {
     Deleting,
     Failed,
 }
+
+crate::text_column!(SnapshotState, |v| v.as_str(), SnapshotState::parse);
 
 impl SnapshotState {
     pub const ALL: [SnapshotState; 5] = [

@@ -66,7 +66,7 @@ impl Invoice {
             id: r.try_get("id")?,
             organization_id: r.try_get("organization_id")?,
             number: r.try_get("number")?,
-            status: crate::db::decode(r, "status", InvoiceStatus::parse)?,
+            status: r.try_get("status")?,
             period_start: r.try_get("period_start")?,
             period_end: r.try_get("period_end")?,
             issued_at: r.try_get("issued_at")?,

@@ -253,7 +253,7 @@ pub async fn settled(db: &Db, limit: i64) -> anyhow::Result<Vec<Settled>> {
     .iter()
     .map(|r| {
         let received: Option<i64> = r.try_get("paid_amount_cents")?;
-        let status = crate::db::decode(r, "status", domain::invoice::InvoiceStatus::parse)?;
+        let status: domain::invoice::InvoiceStatus = r.try_get("status")?;
         Ok(Settled {
             id: r.try_get("id")?,
             number: r.try_get("number")?,

@@ -246,7 +246,7 @@ async fn summaries_of(db: &Db, name: &str) -> anyhow::Result<Vec<BmcSummary>> {
                 url: row.try_get("url")?,
                 username: row.try_get("username")?,
                 tls_verify: row.try_get::<i64, _>("tls_verify")? == 1,
-                serial_console: crate::db::decode(row, "serial_console", SerialConsole::parse)?,
+                serial_console: row.try_get("serial_console")?,
                 model: row.try_get("model")?,
                 serial_number: row.try_get("serial_number")?,
                 bios_version: row.try_get("bios_version")?,

@@ -4,7 +4,6 @@
 use anyhow::Context;
 use sqlx::Row;
 
-use crate::db::{decode, decode_optional};
 use crate::Db;
 use domain::host::HostState;
 
@@ -42,8 +41,8 @@ pub async fn of_host(db: &Db, name: &str, limit: i64) -> anyhow::Result<Option<V
         .map(|row| {
             Ok(HostEvent {
                 at: row.try_get("at")?,
-                from_state: decode_optional(row, "from_state", HostState::parse)?,
-                to_state: decode(row, "to_state", HostState::parse)?,
+                from_state: row.try_get("from_state")?,
+                to_state: row.try_get("to_state")?,
                 actor: row.try_get("actor")?,
                 reason: row.try_get("reason")?,
             })

@@ -124,8 +124,8 @@ impl Order {
             organization_id: r.try_get("organization_id")?,
             user_id: r.try_get("user_id")?,
             placed_by: r.try_get("placed_by")?,
-            plan_id: crate::db::decode(r, "plan_id", PlanId::parse)?,
-            site_code: crate::db::decode(r, "site_code", SiteCode::parse)?,
+            plan_id: r.try_get("plan_id")?,
+            site_code: r.try_get("site_code")?,
             server_name: r.try_get("server_name")?,
             os_image: r.try_get("os_image")?,
             addons: split_list(&addons),
@@ -137,10 +137,10 @@ impl Order {
             vat_cents: r.try_get("vat_cents")?,
             total_cents: r.try_get("total_cents")?,
             currency: r.try_get("currency")?,
-            state: crate::db::decode(r, "state", OrderState::parse)?,
+            state: r.try_get("state")?,
             hold_expires_at: r.try_get("hold_expires_at")?,
             server_id: r.try_get("server_id")?,
-            failure: crate::db::decode_optional(r, "failure", domain::order::OrderFailure::parse)?,
+            failure: r.try_get("failure")?,
             created_at: r.try_get("created_at")?,
         })
     }

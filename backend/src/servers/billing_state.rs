@@ -58,7 +58,7 @@ pub async fn overdue(
         if found.last().is_some_and(|o| o.server_id == server_id) {
             continue;
         }
-        let state = crate::db::decode(&row, "billing_state", BillingState::parse)?;
+        let state: BillingState = row.try_get("billing_state")?;
         // Dunning marks a server past due on its next pass (seconds
         // away); until then its grace period counts from now.
         let since: Option<i64> = row.try_get("past_due_since")?;

@@ -8,8 +8,7 @@
 
 use anyhow::Context;
 use domain::ServerId;
-use sqlx::any::AnyRow;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, FromRow, Row, Transaction};
 
 use super::failures::{end_downtime, start_downtime};
 use super::{record_event, Actor};
@@ -22,7 +21,7 @@ use crate::{audit, Clock, Db};
 pub const MIN_NOTICE_SECS: i64 = 3600;
 pub const MAX_HOURS: i64 = 8;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Window {
     pub id: String,
     pub server_id: ServerId,
@@ -31,20 +30,6 @@ pub struct Window {
     pub state: WindowState,
     pub proposed_by: ProposedBy,
     pub note: String,
-}
-
-impl Window {
-    fn from_row(r: &AnyRow) -> anyhow::Result<Window> {
-        Ok(Window {
-            id: r.try_get("id")?,
-            server_id: r.try_get("server_id")?,
-            starts_at: r.try_get("starts_at")?,
-            ends_at: r.try_get("ends_at")?,
-            state: crate::db::decode(r, "state", WindowState::parse)?,
-            proposed_by: crate::db::decode(r, "proposed_by", ProposedBy::parse)?,
-            note: r.try_get("note")?,
-        })
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -63,17 +48,14 @@ const COLUMNS: &str = "id, server_id, starts_at, ends_at, state, proposed_by, no
 
 /// A server's windows, soonest first, leaving out withdrawn ones.
 pub async fn windows(db: &Db, server_id: &ServerId) -> anyhow::Result<Vec<Window>> {
-    sqlx::query(&format!(
+    sqlx::query_as::<_, Window>(&format!(
         "select {COLUMNS} from maintenance_windows where server_id = $1 \
          and state <> 'withdrawn' order by starts_at, created_at"
     ))
     .bind(server_id)
     .fetch_all(&db.pool)
     .await
-    .context("reading maintenance windows")?
-    .iter()
-    .map(Window::from_row)
-    .collect()
+    .context("reading maintenance windows")
 }
 
 /// Accepted (or held) windows overlapping `[from, to)`, for the SLA.
@@ -327,7 +309,7 @@ pub async fn respond(
     .context("reading the window")?
     .ok_or(MaintenanceError::NotFound)?;
     let host: String = window.try_get("host_id").context("host")?;
-    let window = Window::from_row(&window)?;
+    let window = Window::from_row(&window).context("reading the window")?;
     if window.state != WindowState::Proposed || window.proposed_by != ProposedBy::Staff {
         return Err(MaintenanceError::Settled);
     }

@@ -25,7 +25,7 @@ use anyhow::Context;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use crate::db::{decode, new_id};
+use crate::db::new_id;
 use crate::fleet::PowerAction;
 use crate::orders::split_list;
 use crate::sealing::Sealer;
@@ -112,12 +112,12 @@ impl Server {
             organization_id: r.try_get("organization_id")?,
             order_id: r.try_get("order_id")?,
             name: r.try_get("name")?,
-            plan_id: decode(r, "plan_id", PlanId::parse)?,
-            site_code: decode(r, "site_code", SiteCode::parse)?,
+            plan_id: r.try_get("plan_id")?,
+            site_code: r.try_get("site_code")?,
             host_name: r.try_get("host_name")?,
-            state: decode(r, "state", ServerState::parse)?,
+            state: r.try_get("state")?,
             progress: r.try_get("progress")?,
-            step: decode(r, "step", Step::parse)?,
+            step: r.try_get("step")?,
             os_image: r.try_get("os_image")?,
             addons: split_list(&addons),
             ssh_keys: split_list(&keys),
@@ -222,7 +222,7 @@ pub async fn events(db: &Db, server_id: &ServerId, limit: i64) -> anyhow::Result
     .map(|r| {
         Ok(ServerEvent {
             at: r.try_get("at")?,
-            kind: crate::db::decode(r, "kind", EventKind::parse)?,
+            kind: r.try_get("kind")?,
             detail: r.try_get("detail")?,
         })
     })

@@ -43,7 +43,7 @@ pub async fn send_due(db: &Db, clock: &Clock, base_url: &str) -> anyhow::Result<
     for row in due {
         let event_id: String = row.try_get("id")?;
         let server_id: ServerId = row.try_get("server_id")?;
-        let kind = crate::db::decode(&row, "kind", EventKind::parse)?;
+        let kind: EventKind = row.try_get("kind")?;
         let detail: String = row.try_get("detail")?;
         let at: i64 = row.try_get("at")?;
         let name: String = row.try_get("name")?;

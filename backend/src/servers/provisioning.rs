@@ -440,7 +440,7 @@ impl Runner {
             .fetch_one(&self.db.pool)
             .await
             .context("reading the billing state")?;
-        let billing = crate::db::decode(&row, "billing_state", BillingState::parse)?;
+        let billing: BillingState = row.try_get("billing_state")?;
         let enabled = billing != BillingState::Suspended;
         self.fleet.set_network(host, enabled).await?;
         let kind = if enabled {

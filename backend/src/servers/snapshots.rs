@@ -8,18 +8,16 @@
 use anyhow::Context;
 use domain::server::EventKind;
 use domain::{OrganizationId, ServerId};
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use super::{get, record_event, Actor, ServerError, ServerState, SnapshotState, Step};
-use crate::db::decode;
 use crate::db::new_id;
 use crate::{jobs, Clock, Db};
 
 /// Snapshots one server may keep.
 pub const QUOTA: usize = 5;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Snapshot {
     pub id: String,
     pub server_id: ServerId,
@@ -27,19 +25,6 @@ pub struct Snapshot {
     pub state: SnapshotState,
     pub size_bytes: i64,
     pub created_at: i64,
-}
-
-impl Snapshot {
-    fn from_row(r: &AnyRow) -> anyhow::Result<Snapshot> {
-        Ok(Snapshot {
-            id: r.try_get("id")?,
-            server_id: r.try_get("server_id")?,
-            name: r.try_get("name")?,
-            state: decode(r, "state", SnapshotState::parse)?,
-            size_bytes: r.try_get("size_bytes")?,
-            created_at: r.try_get("created_at")?,
-        })
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +62,7 @@ pub async fn list(
     organization_id: &OrganizationId,
     server_id: &ServerId,
 ) -> anyhow::Result<Vec<Snapshot>> {
-    sqlx::query(
+    sqlx::query_as::<_, Snapshot>(
         "select id, server_id, name, state, size_bytes, created_at from snapshots \
          where server_id = $1 and organization_id = $2 order by created_at desc, id desc",
     )
@@ -85,10 +70,7 @@ pub async fn list(
     .bind(organization_id)
     .fetch_all(&db.pool)
     .await
-    .context("listing snapshots")?
-    .iter()
-    .map(Snapshot::from_row)
-    .collect()
+    .context("listing snapshots")
 }
 
 async fn get_snapshot(
@@ -97,7 +79,7 @@ async fn get_snapshot(
     server_id: &ServerId,
     id: &str,
 ) -> anyhow::Result<Option<Snapshot>> {
-    sqlx::query(
+    sqlx::query_as::<_, Snapshot>(
         "select id, server_id, name, state, size_bytes, created_at from snapshots \
          where id = $1 and server_id = $2 and organization_id = $3",
     )
@@ -106,10 +88,7 @@ async fn get_snapshot(
     .bind(organization_id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the snapshot")?
-    .as_ref()
-    .map(Snapshot::from_row)
-    .transpose()
+    .context("reading the snapshot")
 }
 
 /// A running server that is not suspended or cancelled, or why not.
@@ -157,7 +136,7 @@ pub async fn take(
     let mut busy = false;
     for r in &rows {
         let existing: String = r.try_get("name").context("snapshot name")?;
-        let state = decode(r, "state", SnapshotState::parse)?;
+        let state: SnapshotState = r.try_get("state").context("snapshot state")?;
         if existing == name {
             return Err(SnapshotError::InvalidName);
         }
@@ -337,8 +316,8 @@ pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Op
         Ok(JobSubject {
             snapshot: Snapshot::from_row(&r)?,
             host: r.try_get("host")?,
-            server_state: decode(&r, "server_state", ServerState::parse)?,
-            server_step: decode(&r, "server_step", Step::parse)?,
+            server_state: r.try_get("server_state")?,
+            server_step: r.try_get("server_step")?,
         })
     })
     .transpose()

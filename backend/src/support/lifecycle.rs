@@ -13,7 +13,6 @@ use super::customers::close;
 use super::mails::{self, About};
 use super::writes::{self, Author};
 use super::{link, AUTO_CLOSE_SECS, REMIND_AFTER_SECS};
-use crate::db::decode;
 use crate::{mail, Clock, Db};
 
 /// Sends due reminders and closes requests nobody answered; each request
@@ -97,7 +96,7 @@ async fn tell(
         .await
         .context("reading the request to mail about")?;
     let (reference, subject): (String, String) = (r.try_get("reference")?, r.try_get("subject")?);
-    let lang = decode(&r, "lang", Lang::from_code)?;
+    let lang: Lang = r.try_get("lang")?;
     let link = link(base_url, lang, id);
     let about = About {
         reference: &reference,

@@ -3,14 +3,12 @@
 //! staff queue and thread.
 
 use anyhow::Context;
-use domain::support::AuthorKind;
 use domain::OrganizationId;
-use domain::{Lang, Role};
+use domain::Role;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::{Category, Message, QueueFilter, RequestSummary, ScalingPlan, State, Thread};
-use crate::db::decode;
 use crate::{Clock, Db};
 
 const SUMMARY: &str = "select r.id, r.reference, r.organization_id, o.name as organization_name, \
@@ -29,9 +27,9 @@ fn summary(r: &AnyRow) -> anyhow::Result<RequestSummary> {
         reference: r.try_get("reference")?,
         organization_id: r.try_get("organization_id")?,
         organization_name: r.try_get("organization_name")?,
-        category: decode(r, "category", Category::parse)?,
+        category: r.try_get("category")?,
         subject: r.try_get("subject")?,
-        state: decode(r, "state", State::parse)?,
+        state: r.try_get("state")?,
         server_id: r.try_get("server_id")?,
         server_name: r.try_get("server_name")?,
         site_code: r.try_get("site_code")?,
@@ -43,7 +41,7 @@ fn summary(r: &AnyRow) -> anyhow::Result<RequestSummary> {
         first_response_at: r.try_get("first_response_at")?,
         closed_at: r.try_get("closed_at")?,
         closed_by: r.try_get("closed_by")?,
-        lang: decode(r, "lang", Lang::from_code)?,
+        lang: r.try_get("lang")?,
     })
 }
 
@@ -134,7 +132,7 @@ async fn thread(db: &Db, row: &AnyRow, with_internal: bool) -> anyhow::Result<Th
         Ok(Message {
             id: r.try_get("id")?,
             author_name: r.try_get("author_name")?,
-            author_kind: crate::db::decode(r, "author_kind", AuthorKind::parse)?,
+            author_kind: r.try_get("author_kind")?,
             internal: r.try_get::<i64, _>("internal")? == 1,
             body: r.try_get("body")?,
             created_at: r.try_get("created_at")?,

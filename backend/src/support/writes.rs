@@ -7,7 +7,7 @@ use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{Category, State};
-use crate::db::{decode, new_id};
+use crate::db::new_id;
 use crate::Db;
 
 /// A request as a change needs it.
@@ -40,12 +40,12 @@ pub(super) async fn current(
     let Some(r) = row else { return Ok(None) };
     Ok(Some(Current {
         organization_id: r.try_get("organization_id")?,
-        category: decode(&r, "category", Category::parse)?,
-        state: decode(&r, "state", State::parse)?,
+        category: r.try_get("category")?,
+        state: r.try_get("state")?,
         closed_at: r.try_get("closed_at")?,
         reference: r.try_get("reference")?,
         subject: r.try_get("subject")?,
-        lang: decode(&r, "lang", Lang::from_code)?,
+        lang: r.try_get("lang")?,
     }))
 }
 
