@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::{Any, Executor};
 
 use crate::db::new_id;
@@ -82,7 +83,7 @@ pub const ACTIONS: &[&str] = &[
 
 pub struct Entry<'a> {
     pub organization_id: Option<&'a OrganizationId>,
-    pub user_id: Option<&'a str>,
+    pub user_id: Option<&'a UserId>,
     /// Who acted, as shown to readers: an email, `operator:…`, `system`.
     pub actor: &'a str,
     /// Dotted verb: `login.succeeded`, `password.changed`, …

@@ -8,6 +8,7 @@
 
 use anyhow::Context;
 use domain::server::{BillingState, ConsoleClosed};
+use domain::UserId;
 use domain::{OrganizationId, ServerId};
 use sqlx::Row;
 
@@ -105,7 +106,7 @@ pub async fn issue(
 /// What a redeemed ticket opens.
 #[derive(Clone, Debug)]
 pub struct Opening {
-    pub user_id: String,
+    pub user_id: UserId,
     pub server_id: ServerId,
     pub organization_id: OrganizationId,
     pub session_id: String,

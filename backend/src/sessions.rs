@@ -2,6 +2,7 @@
 //! the same sessions and logging out deletes one everywhere.
 
 use anyhow::Context;
+use domain::UserId;
 use sqlx::Row;
 
 use crate::Db;
@@ -37,7 +38,7 @@ pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<(String,
 pub async fn save(
     db: &Db,
     id: &str,
-    user_id: Option<&str>,
+    user_id: Option<&UserId>,
     data: &str,
     now: i64,
 ) -> anyhow::Result<()> {
@@ -77,7 +78,7 @@ pub async fn touch(db: &Db, id: &str, now: i64) -> anyhow::Result<()> {
 pub async fn insert_new(
     db: &Db,
     id: &str,
-    user_id: Option<&str>,
+    user_id: Option<&UserId>,
     data: &str,
     now: i64,
 ) -> anyhow::Result<bool> {
@@ -105,7 +106,7 @@ pub async fn delete(db: &Db, id: &str) -> anyhow::Result<()> {
 }
 
 /// Ends every session of a user except `keep` (the one asking).
-pub async fn delete_for_user(db: &Db, user_id: &str, keep: Option<&str>) -> anyhow::Result<u64> {
+pub async fn delete_for_user(db: &Db, user_id: &UserId, keep: Option<&str>) -> anyhow::Result<u64> {
     let done = sqlx::query("delete from sessions where user_id = $1 and id <> $2")
         .bind(user_id)
         .bind(keep.unwrap_or(""))

@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use base64::Engine;
+use domain::UserId;
 use sha2::{Digest, Sha256};
 use sqlx::{Any, Executor};
 
@@ -74,7 +75,7 @@ pub fn parse(text: &str) -> Result<PublicKey, NotAKey> {
     })
 }
 
-pub async fn list(db: &Db, user_id: &str) -> anyhow::Result<Vec<SshKey>> {
+pub async fn list(db: &Db, user_id: &UserId) -> anyhow::Result<Vec<SshKey>> {
     sqlx::query_as::<_, SshKey>(
         "select id, name, public_key, fingerprint, created_at from ssh_keys \
          where user_id = $1 order by created_at, id",
@@ -88,7 +89,7 @@ pub async fn list(db: &Db, user_id: &str) -> anyhow::Result<Vec<SshKey>> {
 /// Stores a key for a user; the same key twice is kept once.
 pub async fn add<'e, E: Executor<'e, Database = Any>>(
     executor: E,
-    user_id: &str,
+    user_id: &UserId,
     name: &str,
     key: &PublicKey,
     now: i64,
@@ -119,7 +120,7 @@ pub async fn add<'e, E: Executor<'e, Database = Any>>(
 }
 
 /// Deletes one of the user's keys; servers that have it keep it.
-pub async fn delete(db: &Db, user_id: &str, id: &str) -> anyhow::Result<bool> {
+pub async fn delete(db: &Db, user_id: &UserId, id: &str) -> anyhow::Result<bool> {
     let done = sqlx::query("delete from ssh_keys where id = $1 and user_id = $2")
         .bind(id)
         .bind(user_id)

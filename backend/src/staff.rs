@@ -4,6 +4,7 @@
 //! as a customer.
 
 use anyhow::Context;
+use domain::UserId;
 use sqlx::Row;
 
 use crate::accounts::{normalize_email, password, tokens, AccountError, User};
@@ -28,7 +29,7 @@ pub async fn create(
     let secret = tokens::random_token()?[..32].to_owned();
     let hash = password::hash(secret.clone()).await?;
     let now = clock.now();
-    let id = new_id();
+    let id = UserId::from(new_id());
     let mut tx = db.begin().await.context("starting staff creation")?;
     sqlx::query(
         "insert into users (id, email, name, lang, password_hash, email_verified_at, is_staff, created_at, updated_at) \

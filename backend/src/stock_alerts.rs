@@ -4,6 +4,7 @@
 //! unsubscribe link; the link's token is stored only as a hash.
 
 use anyhow::Context;
+use domain::UserId;
 use domain::{Catalog, Lang};
 use sqlx::Row;
 
@@ -27,7 +28,7 @@ pub struct Subscription<'a> {
     pub lang: Lang,
     pub plan: &'a str,
     pub site: &'a str,
-    pub user_id: Option<&'a str>,
+    pub user_id: Option<&'a UserId>,
     /// Where links point: `https://gpu.example.com`.
     pub base_url: &'a str,
 }

@@ -4,6 +4,7 @@
 
 use domain::Lang;
 use domain::Role;
+use domain::UserId;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +35,7 @@ pub use super::invite::InvitePage;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MemberRow {
-    pub user_id: String,
+    pub user_id: UserId,
     pub name: String,
     pub email: String,
     pub role: Role,
@@ -60,7 +61,7 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
                     <td>
                         <form method="post" action=href(lang, "/members/role") class="inline">
                             <CsrfField />
-                            <input type="hidden" name="user_id" value=m.user_id.clone() />
+                            <input type="hidden" name="user_id" value=m.user_id.to_string() />
                             <select name="role" aria-label=label>{options}</select>
                             <button type="submit">{p.members_change_role}</button>
                         </form>
@@ -68,7 +69,7 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
                     <td>
                         <form method="post" action=href(lang, "/members/remove") class="inline">
                             <CsrfField />
-                            <input type="hidden" name="user_id" value=m.user_id.clone() />
+                            <input type="hidden" name="user_id" value=m.user_id.to_string() />
                             <button type="submit" class="button-secondary">
                                 {if is_me { p.members_leave } else { p.members_remove }}
                             </button>

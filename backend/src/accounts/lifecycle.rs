@@ -2,6 +2,7 @@
 //! current password.
 
 use anyhow::Context;
+use domain::UserId;
 use sqlx::Row;
 
 use super::{mail_texts, normalize_email, tokens, AccountError, Links, User};
@@ -91,7 +92,7 @@ pub async fn confirm_email_change(
     .await
     .context("using the link")?
     .ok_or(AccountError::BadLink)?;
-    let user_id: String = row.try_get("user_id").context("user")?;
+    let user_id: UserId = row.try_get("user_id").context("user")?;
     let new_email: String = row.try_get("new_email").context("email")?;
     let old = sqlx::query("select email, name, lang from users where id = $1")
         .bind(&user_id)

@@ -12,6 +12,7 @@ pub mod two_factor;
 use anyhow::Context;
 use domain::Lang;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -23,7 +24,7 @@ use crate::{mail, sessions, Clock, Db};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct User {
-    pub id: String,
+    pub id: UserId,
     pub email: String,
     pub name: String,
     pub company: Option<String>,
@@ -111,7 +112,7 @@ fn user_from_row(row: &AnyRow) -> anyhow::Result<User> {
     })
 }
 
-pub async fn user_by_id(db: &Db, id: &str) -> anyhow::Result<Option<User>> {
+pub async fn user_by_id(db: &Db, id: &UserId) -> anyhow::Result<Option<User>> {
     let row = sqlx::query(&format!("select {USER_COLUMNS} from users where id = $1"))
         .bind(id)
         .fetch_optional(&db.pool)
@@ -182,7 +183,7 @@ pub async fn sign_up(
         tx.commit().await.context("committing the notice")?;
         return Ok(());
     }
-    let user_id = new_id();
+    let user_id = UserId::from(new_id());
     let org_id = OrganizationId::from(new_id());
     sqlx::query(
         "insert into users (id, email, name, company, lang, password_hash, created_at, updated_at) \
@@ -284,7 +285,7 @@ pub async fn log_in(
     let user_id = user.as_ref().map(|u| u.id.clone());
     let entry = |action: &'static str| Entry {
         organization_id: org.as_ref(),
-        user_id: user_id.as_deref(),
+        user_id: user_id.as_ref(),
         actor: &email,
         action,
         detail: "",
@@ -345,7 +346,7 @@ pub async fn reauthenticate(
     }
 }
 
-async fn first_organization(db: &Db, user_id: &str) -> anyhow::Result<Option<OrganizationId>> {
+async fn first_organization(db: &Db, user_id: &UserId) -> anyhow::Result<Option<OrganizationId>> {
     let row = sqlx::query(
         "select organization_id from memberships where user_id = $1 order by created_at limit 1",
     )
@@ -432,7 +433,7 @@ pub async fn reset_password(
 pub async fn change_password(
     db: &Db,
     clock: &Clock,
-    user_id: &str,
+    user_id: &UserId,
     current: &str,
     new_password: &str,
     keep_session: &str,
@@ -459,7 +460,7 @@ pub async fn change_password(
 
 async fn set_password(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    user_id: &str,
+    user_id: &UserId,
     hash: &str,
     now: i64,
     action: &str,

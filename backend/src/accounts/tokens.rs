@@ -2,6 +2,7 @@
 //! database keeps only its SHA-256, so a leaked table opens nothing.
 
 use anyhow::Context;
+use domain::UserId;
 use sha2::{Digest, Sha256};
 use sqlx::{Any, Row, Transaction};
 
@@ -45,7 +46,7 @@ fn hex(bytes: &[u8]) -> String {
 
 pub async fn issue(
     tx: &mut Transaction<'_, Any>,
-    user_id: &str,
+    user_id: &UserId,
     purpose: Purpose,
     now: i64,
 ) -> anyhow::Result<String> {
@@ -71,7 +72,7 @@ pub async fn consume(
     token: &str,
     purpose: Purpose,
     now: i64,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<UserId>> {
     let row = sqlx::query(
         "update email_tokens set used_at = $1 \
          where token_hash = $2 and purpose = $3 and used_at is null and expires_at > $1 \
@@ -83,6 +84,6 @@ pub async fn consume(
     .fetch_optional(&mut **tx)
     .await
     .context("using a mail token")?;
-    row.map(|r| r.try_get::<String, _>("user_id").context("token user"))
+    row.map(|r| r.try_get::<UserId, _>("user_id").context("token user"))
         .transpose()
 }

@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::Row;
 use totp_rs::{Algorithm, Secret, TOTP};
 
@@ -154,7 +155,7 @@ async fn record(
     audit::record(&mut **tx, &entry).await
 }
 
-pub async fn is_enabled(db: &Db, user_id: &str) -> anyhow::Result<bool> {
+pub async fn is_enabled(db: &Db, user_id: &UserId) -> anyhow::Result<bool> {
     let enabled: Option<i64> =
         sqlx::query_scalar("select totp_enabled_at from users where id = $1")
             .bind(user_id)

@@ -5,6 +5,7 @@
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::Row;
 
 use super::{label, parse_scopes, scopes_for, well_formed, Role, Scope};
@@ -20,7 +21,7 @@ const USE_RECORDED_EVERY: i64 = 60;
 pub struct Authenticated {
     pub token_id: String,
     pub organization_id: OrganizationId,
-    pub user_id: String,
+    pub user_id: UserId,
     pub email: String,
     /// The creator's role now.
     pub role: Role,

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 
 use super::{
     from_row, label, scopes_for, scopes_text, ApiToken, NewToken, TokenError, EXPIRY_DAYS,
@@ -159,7 +160,7 @@ pub async fn revoke(
 ) -> Result<(), TokenError> {
     let now = clock.now();
     let mut tx = db.begin().await?;
-    let found: Option<(String, String, String)> = sqlx::query_as(
+    let found: Option<(UserId, String, String)> = sqlx::query_as(
         "select user_id, name, prefix from api_tokens where id = $1 and organization_id = $2",
     )
     .bind(token_id)
@@ -170,7 +171,7 @@ pub async fn revoke(
     let Some((creator, name, prefix)) = found else {
         return Err(TokenError::NotFound);
     };
-    if creator != by.user_id && !may_revoke_others {
+    if &creator != by.user_id && !may_revoke_others {
         return Err(TokenError::NotFound);
     }
     let done = sqlx::query(

@@ -11,6 +11,7 @@ mod manage;
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::Row;
 
 pub use crate::organizations::Role;
@@ -35,7 +36,7 @@ pub fn scopes_for(role: Role) -> &'static [Scope] {
 pub struct ApiToken {
     pub id: String,
     pub organization_id: OrganizationId,
-    pub user_id: String,
+    pub user_id: UserId,
     pub creator_email: String,
     pub name: String,
     /// The first 8 hex characters of the secret's random part.
@@ -51,7 +52,7 @@ pub struct ApiToken {
 /// What a member asks for when creating a token.
 pub struct NewToken<'a> {
     pub organization_id: &'a OrganizationId,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub email: &'a str,
     /// The creator's role in the organization now.
     pub role: Role,

@@ -10,6 +10,7 @@ mod place;
 pub mod pricing;
 
 use anyhow::Context;
+use domain::UserId;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -31,7 +32,7 @@ pub const DAILY_ORDER_LIMIT: i64 = 20;
 #[derive(Clone, Debug, Default)]
 pub struct NewOrder {
     pub organization_id: OrganizationId,
-    pub user_id: String,
+    pub user_id: UserId,
     /// Shown in the audit log: the user's email.
     pub actor: String,
     pub ip: Option<String>,
@@ -89,7 +90,7 @@ pub enum OrderError {
 pub struct Order {
     pub id: String,
     pub organization_id: OrganizationId,
-    pub user_id: String,
+    pub user_id: UserId,
     pub placed_by: String,
     pub plan_id: PlanId,
     pub site_code: SiteCode,

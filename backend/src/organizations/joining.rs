@@ -8,6 +8,7 @@
 use anyhow::Context;
 use domain::Lang;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{membership_in, Membership, OrgError, Role};
@@ -114,7 +115,7 @@ async fn open(tx: &mut Transaction<'_, Any>, token: &str, now: i64) -> Result<Op
 async fn join(
     tx: &mut Transaction<'_, Any>,
     invitation: &Open,
-    user_id: &str,
+    user_id: &UserId,
     email: &str,
     now: i64,
 ) -> Result<(), OrgError> {
@@ -217,7 +218,7 @@ pub async fn sign_up(
     if known > 0 {
         return Err(OrgError::AccountExists);
     }
-    let user_id = new_id();
+    let user_id = UserId::from(new_id());
     sqlx::query(
         "insert into users (id, email, name, lang, password_hash, email_verified_at, created_at, updated_at) \
          values ($1, $2, $3, $4, $5, $6, $6, $6)",

@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{Membership, OrgError, Role};
@@ -12,7 +13,7 @@ use crate::{Clock, Db};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
-    pub user_id: String,
+    pub user_id: UserId,
     pub name: String,
     pub email: String,
     pub role: Role,
@@ -58,7 +59,7 @@ async fn owners(
 async fn role_of(
     tx: &mut Transaction<'_, Any>,
     organization_id: &OrganizationId,
-    user_id: &str,
+    user_id: &UserId,
 ) -> Result<Role, OrgError> {
     let row =
         sqlx::query("select role from memberships where organization_id = $1 and user_id = $2")
@@ -77,7 +78,7 @@ pub async fn change_role(
     clock: &Clock,
     actor: &Membership,
     actor_email: &str,
-    member_id: &str,
+    member_id: &UserId,
     role: Role,
 ) -> Result<(), OrgError> {
     if actor.role != Role::Owner {
@@ -126,9 +127,9 @@ pub async fn remove(
     clock: &Clock,
     actor: &Membership,
     actor_email: &str,
-    member_id: &str,
+    member_id: &UserId,
 ) -> Result<(), OrgError> {
-    let leaving = actor.user_id == member_id;
+    let leaving = &actor.user_id == member_id;
     if !leaving && actor.role != Role::Owner {
         return Err(OrgError::NotAllowed);
     }
@@ -166,7 +167,7 @@ pub async fn remove(
         } else {
             "member.removed"
         },
-        detail: member_id,
+        detail: member_id.as_str(),
         ip: None,
         at: clock.now(),
     };

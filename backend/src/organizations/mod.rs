@@ -10,6 +10,7 @@ pub mod members;
 
 use anyhow::Context;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::Row;
 
 use crate::Db;
@@ -19,7 +20,7 @@ pub use domain::Role;
 /// A user's place in one organization: who acts, where, as what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Membership {
-    pub user_id: String,
+    pub user_id: UserId,
     pub organization_id: OrganizationId,
     pub organization_name: String,
     pub role: Role,
@@ -71,7 +72,7 @@ fn membership_from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<Membership> {
 
 /// Every organization a user belongs to: the one they last chose first,
 /// then oldest first.
-pub async fn memberships_of(db: &Db, user_id: &str) -> anyhow::Result<Vec<Membership>> {
+pub async fn memberships_of(db: &Db, user_id: &UserId) -> anyhow::Result<Vec<Membership>> {
     let rows = sqlx::query(&format!(
         "{MEMBERSHIP_SQL} join users u on u.id = m.user_id where m.user_id = $1 \
          order by case when m.organization_id = u.last_organization_id then 0 else 1 end, \
@@ -87,7 +88,7 @@ pub async fn memberships_of(db: &Db, user_id: &str) -> anyhow::Result<Vec<Member
 /// The user's membership in one organization, if any.
 pub async fn membership_in(
     db: &Db,
-    user_id: &str,
+    user_id: &UserId,
     organization_id: &OrganizationId,
 ) -> anyhow::Result<Option<Membership>> {
     let row = sqlx::query(&format!(
@@ -105,7 +106,7 @@ pub async fn membership_in(
 /// next sign in (accepting an invitation does the same in its transaction).
 pub async fn remember_choice(
     db: &Db,
-    user_id: &str,
+    user_id: &UserId,
     organization_id: &OrganizationId,
 ) -> anyhow::Result<()> {
     sqlx::query("update users set last_organization_id = $1 where id = $2")
@@ -119,6 +120,6 @@ pub async fn remember_choice(
 
 /// The organization a user works in by default: the one they last chose,
 /// else the first they joined.
-pub async fn primary_membership(db: &Db, user_id: &str) -> anyhow::Result<Option<Membership>> {
+pub async fn primary_membership(db: &Db, user_id: &UserId) -> anyhow::Result<Option<Membership>> {
     Ok(memberships_of(db, user_id).await?.into_iter().next())
 }

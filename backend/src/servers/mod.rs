@@ -22,6 +22,7 @@ pub use mail_texts::Ready;
 pub use state::{ServerState, SnapshotState, Step};
 
 use anyhow::Context;
+use domain::UserId;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
@@ -257,7 +258,7 @@ pub async fn record_event(
 /// Who is acting on a server, for the audit log.
 pub struct Actor<'a> {
     pub organization_id: &'a OrganizationId,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub email: &'a str,
     pub ip: Option<&'a str>,
 }

@@ -21,6 +21,7 @@ pub use reads::{list_for_member, queue, staff_members, thread_for_member, thread
 pub use staff::{assign, close_as_staff, note, reply_as_staff};
 pub use text::{excerpt, valid_body, valid_scaling, valid_subject};
 
+use domain::UserId;
 use domain::{Lang, Role};
 use domain::{OrganizationId, ServerId};
 
@@ -57,7 +58,7 @@ pub struct ScalingPlan {
 
 pub struct NewRequest<'a> {
     pub organization_id: &'a OrganizationId,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub email: &'a str,
     pub role: Role,
     pub lang: Lang,
@@ -147,7 +148,7 @@ pub struct QueueFilter {
 }
 
 pub struct StaffActor<'a> {
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub email: &'a str,
     pub name: &'a str,
 }

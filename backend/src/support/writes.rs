@@ -4,6 +4,7 @@
 use anyhow::Context;
 use domain::Lang;
 use domain::OrganizationId;
+use domain::UserId;
 use sqlx::{Any, Row, Transaction};
 
 use super::{Category, State};
@@ -52,7 +53,7 @@ pub(super) async fn current(
 /// Who wrote a message.
 pub(super) struct Author<'a> {
     pub kind: domain::support::AuthorKind,
-    pub user_id: Option<&'a str>,
+    pub user_id: Option<&'a UserId>,
     pub name: &'a str,
 }
 
@@ -111,7 +112,7 @@ pub(super) async fn new_reference(tx: &mut Transaction<'_, Any>) -> anyhow::Resu
 /// A member's display name for the thread: their name, or their email.
 pub(super) async fn member_name(
     tx: &mut Transaction<'_, Any>,
-    user_id: &str,
+    user_id: &UserId,
     email: &str,
 ) -> anyhow::Result<String> {
     let name: Option<String> = sqlx::query_scalar("select name from users where id = $1")

@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Redirect};
 use backend::accounts::lifecycle::LifecycleError;
 use backend::accounts::{self, AccountError, Links, PasswordProblem, SignUp};
 use domain::Lang;
+use domain::UserId;
 use http::request::Parts;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -174,7 +175,7 @@ pub async fn login(
     Ok(Redirect::to(&next).into_response())
 }
 
-async fn pending_second_step(session: &Session, user_id: &str, now: i64) -> anyhow::Result<()> {
+async fn pending_second_step(session: &Session, user_id: &UserId, now: i64) -> anyhow::Result<()> {
     use super::two_factor::{PENDING_AT, PENDING_USER};
     session.cycle_id().await?;
     session.insert(PENDING_USER, user_id).await?;

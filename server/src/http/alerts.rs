@@ -120,7 +120,7 @@ pub async fn subscribe(
         lang,
         plan: &form.plan,
         site: &form.site,
-        user_id: user_id.as_deref(),
+        user_id: user_id.as_ref(),
         base_url: &state.config.public_base_url,
     };
     match stock_alerts::subscribe(&state.db, &state.clock, &catalog, &sub).await {

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use backend::accounts::User;
 use backend::organizations::Membership;
 use domain::OrganizationId;
+use domain::UserId;
 use http::{header, Method};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -196,7 +197,7 @@ async fn identify(
         user: None,
         csrf_token: csrf,
     };
-    let Some(user_id) = session.get::<String>(USER_KEY).await? else {
+    let Some(user_id) = session.get::<UserId>(USER_KEY).await? else {
         return Ok((None, viewer));
     };
     let now = state.clock.now();
@@ -257,7 +258,7 @@ async fn identify(
 
 /// Logs a user in on this session: a new session id (no fixation), the
 /// user and the moment, a fresh CSRF token.
-pub async fn start_login(session: &Session, user_id: &str, now: i64) -> anyhow::Result<()> {
+pub async fn start_login(session: &Session, user_id: &UserId, now: i64) -> anyhow::Result<()> {
     session.cycle_id().await?;
     session.insert(USER_KEY, user_id).await?;
     session.insert(AUTH_AT, now).await?;

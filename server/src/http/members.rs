@@ -13,6 +13,7 @@ use axum::response::IntoResponse;
 use backend::accounts::Links;
 use backend::organizations::{invitations, members, OrgError, Role};
 use domain::OrganizationId;
+use domain::UserId;
 use http::request::Parts;
 use http::StatusCode;
 use serde::Deserialize;
@@ -117,7 +118,7 @@ pub struct InviteForm {
     #[serde(default)]
     role: String,
     #[serde(default)]
-    user_id: String,
+    user_id: UserId,
     #[serde(default)]
     invitation: String,
 }

@@ -10,7 +10,7 @@ use axum::response::Response;
 use backend::accounts::User;
 use backend::organizations::Membership;
 use backend::servers::Actor;
-use domain::{Lang, OrganizationId, ServerId};
+use domain::{Lang, OrganizationId, ServerId, UserId};
 use http::request::Parts;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -43,7 +43,7 @@ impl OnServer {
         &self.member.organization_id
     }
 
-    pub fn user_id(&self) -> &str {
+    pub fn user_id(&self) -> &UserId {
         &self.user.id
     }
 

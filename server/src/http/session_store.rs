@@ -5,6 +5,7 @@
 
 use async_trait::async_trait;
 use backend::{Clock, Db};
+use domain::UserId;
 use std::collections::HashMap;
 use tower_sessions::cookie::time::OffsetDateTime;
 use tower_sessions::session::{Id, Record};
@@ -31,13 +32,13 @@ impl SessionStore for DbSessionStore {
             .data
             .get(USER_KEY)
             .and_then(|v| v.as_str())
-            .map(str::to_owned);
+            .map(UserId::from);
         // A 128-bit random id colliding is all but impossible; if it does,
         // draw another rather than overwrite someone's session.
         while !backend::sessions::insert_new(
             &self.db,
             &record.id.to_string(),
-            user.as_deref(),
+            user.as_ref(),
             &data,
             self.clock.now(),
         )
@@ -51,11 +52,15 @@ impl SessionStore for DbSessionStore {
 
     async fn save(&self, record: &Record) -> Result<()> {
         let data = serde_json::to_string(&record.data).map_err(|e| Error::Encode(e.to_string()))?;
-        let user = record.data.get(USER_KEY).and_then(|v| v.as_str());
+        let user = record
+            .data
+            .get(USER_KEY)
+            .and_then(|v| v.as_str())
+            .map(UserId::from);
         backend::sessions::save(
             &self.db,
             &record.id.to_string(),
-            user,
+            user.as_ref(),
             &data,
             self.clock.now(),
         )

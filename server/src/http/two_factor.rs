@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use backend::accounts::two_factor::{self, TwoFactorError};
 use backend::accounts::{throttle, user_by_id};
+use domain::UserId;
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -172,8 +173,8 @@ pub async fn login_code_page(
     }
 }
 
-async fn pending_user(state: &AppState, session: &Session) -> Option<String> {
-    let user = session.get::<String>(PENDING_USER).await.ok().flatten()?;
+async fn pending_user(state: &AppState, session: &Session) -> Option<UserId> {
+    let user = session.get::<UserId>(PENDING_USER).await.ok().flatten()?;
     let at = session.get::<i64>(PENDING_AT).await.ok().flatten()?;
     (state.clock.now() - at <= PENDING_SECS).then_some(user)
 }

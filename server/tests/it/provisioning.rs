@@ -89,7 +89,7 @@ async fn an_unpaid_hold_expires_and_returns_the_host(db: TestDb) {
     let db = backend::Db::connect(&app.database_url, 2)
         .await
         .expect("connecting");
-    let (organization, user): (domain::OrganizationId, String) = sqlx::query_as(
+    let (organization, user): (domain::OrganizationId, domain::UserId) = sqlx::query_as(
         "select m.organization_id, u.id from users u join memberships m on m.user_id = u.id where u.email = $1",
     )
     .bind("owner@a.example")

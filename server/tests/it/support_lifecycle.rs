@@ -14,6 +14,7 @@ use crate::common::{self, TestApp, TestDb};
 use backend::servers::Actor;
 use backend::support::{self, Category, NewRequest, QueueFilter, StaffActor, State, SupportError};
 use domain::OrganizationId;
+use domain::UserId;
 use domain::{Lang, Role};
 
 on_both_databases!(
@@ -32,9 +33,9 @@ async fn ids(
     db: &backend::Db,
     browser: &reqwest::Client,
     email: &str,
-) -> (String, OrganizationId) {
+) -> (UserId, OrganizationId) {
     let members = app.get_as(browser, "/en/members").await.body;
-    let user = common::user_id_of(&members, email);
+    let user = UserId::from(common::user_id_of(&members, email));
     let membership = backend::organizations::primary_membership(db, &user)
         .await
         .expect("reading the membership")

@@ -23,6 +23,7 @@ mod taxes;
 use anyhow::Context;
 use async_trait::async_trait;
 use domain::OrganizationId;
+use domain::UserId;
 use stripe_billing::billing_portal_session::CreateBillingPortalSession;
 use stripe_checkout::checkout_session::{
     CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCheckoutSessionSubscriptionData,
@@ -57,7 +58,7 @@ async fn price_id(db: &Db, key: &str) -> anyhow::Result<String> {
 /// The language Stripe's pages speak to the customer who placed the order:
 /// taken from the order, not from the page the payment started on, so
 /// paying from the other language's page is the same request.
-async fn order_language(db: &Db, user_id: &str) -> anyhow::Result<String> {
+async fn order_language(db: &Db, user_id: &UserId) -> anyhow::Result<String> {
     let lang: Option<String> = sqlx::query_scalar("select lang from users where id = $1")
         .bind(user_id)
         .fetch_optional(&db.pool)

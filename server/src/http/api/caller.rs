@@ -10,6 +10,7 @@ use backend::organizations::Role;
 use backend::servers::Actor;
 use domain::Lang;
 use domain::OrganizationId;
+use domain::UserId;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -23,7 +24,7 @@ use crate::startup::AppState;
 pub struct ApiCaller {
     pub token_id: String,
     pub organization_id: OrganizationId,
-    pub user_id: String,
+    pub user_id: UserId,
     pub email: String,
     pub role: Role,
     pub scopes: Vec<Scope>,
