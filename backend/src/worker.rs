@@ -4,6 +4,7 @@
 //! provisioning, power, snapshots, wipes; billing: VAT ID checks and the
 //! Stripe jobs).
 
+use domain::OrderId;
 use domain::OrganizationId;
 use std::sync::Arc;
 
@@ -109,7 +110,10 @@ impl Runner {
                 let organization = OrganizationId::from(subject);
                 customers::sync(db, clock, client, seller, &organization, job.attempts).await
             }
-            _ => payments::give_back(db, clock, client, subject, job.attempts).await,
+            _ => {
+                let order = OrderId::from(subject);
+                payments::give_back(db, clock, client, &order, job.attempts).await
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::storefront::layout::Page;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OrderRow {
-    pub id: String,
+    pub id: domain::OrderId,
     pub plan_id: String,
     pub site_code: String,
     pub server_name: String,
@@ -75,7 +75,7 @@ pub fn OrderTableRow(lang: Lang, row: OrderRow, money: bool) -> impl IntoView {
         .map(|a| a.total.format(lang))
         .unwrap_or_default();
     view! {
-        <tr data-order=row.id.clone() data-state=row.state.as_str()>
+        <tr data-order=row.id.to_string() data-state=row.state.as_str()>
             <td><time datetime=domain::time::format_iso(row.created_at)>{domain::time::format_datetime(row.created_at)}</time></td>
             {row.organization.clone().map(|org| view! { <td>{org}</td> })}
             <th scope="row"><a href=href(lang, &format!("/orders/{}", row.id))>{row.server_name.clone()}</a></th>
@@ -215,7 +215,7 @@ pub fn OrderDetailPage(lang: Lang, view: OrderDetailView) -> impl IntoView {
                 <Notice text=placed />
                 {failure}
                 <dl class="facts" data-state=order.state.as_str()>
-                    <dt>{o.order_number}</dt><dd><code>{order.id.clone()}</code></dd>
+                    <dt>{o.order_number}</dt><dd><code>{order.id.to_string()}</code></dd>
                     <dt>{o.orders_state}</dt><dd data-testid="order-state">{(o.order_state)(order.state)}</dd>
                     <dt>{o.orders_placed}</dt><dd>{domain::time::format_datetime(order.created_at)}</dd>
                     <dt>{o.orders_by}</dt><dd>{order.placed_by.clone()}</dd>

@@ -13,6 +13,7 @@ pub use list::ServersPage;
 
 use domain::server::{EventKind, ShownState, Step};
 use domain::Lang;
+use domain::OrderId;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +47,7 @@ pub struct ServerRow {
     pub has_secret: bool,
     pub term_start: Option<i64>,
     pub renews_at: Option<i64>,
-    pub order_id: String,
+    pub order_id: OrderId,
     pub cancel_at: Option<i64>,
     pub cancelled_at: Option<i64>,
     /// Term ends the server can be cancelled at, earliest first.
@@ -271,7 +272,7 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
                         }.into_any(),
                     }}
                     <dt>{o.server_addons}</dt><dd>{addons}</dd>
-                    <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.clone()}</a></dd>
+                    <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.to_string()}</a></dd>
                 </dl>
                 {view.telemetry.clone().map(|t| view! { <super::telemetry::Telemetry lang view=t /> })}
                 {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}

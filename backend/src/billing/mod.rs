@@ -21,6 +21,7 @@ pub mod vies;
 pub use seller::Seller;
 
 use async_trait::async_trait;
+use domain::OrderId;
 
 use crate::orders::{self, Order};
 use crate::{Clock, Db};
@@ -46,7 +47,7 @@ pub trait Billing: Send + Sync {
         &self,
         db: &Db,
         clock: &Clock,
-        order_id: &str,
+        order_id: &OrderId,
         return_to: &str,
     ) -> anyhow::Result<Checkout>;
 }
@@ -66,7 +67,7 @@ impl Billing for InvoiceBilling {
         &self,
         db: &Db,
         clock: &Clock,
-        order_id: &str,
+        order_id: &OrderId,
         _return_to: &str,
     ) -> anyhow::Result<Checkout> {
         let order = orders::confirm(db, clock, order_id).await?;

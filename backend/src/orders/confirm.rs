@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::OrderId;
 use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
 
@@ -14,7 +15,7 @@ use crate::{jobs, Clock, Db};
 /// hold ran out and another buyer took the host, another free host at the
 /// same site is taken; if there is none the order fails and its charge is
 /// released. Confirming twice changes nothing.
-pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<Order> {
+pub async fn confirm(db: &Db, clock: &Clock, order_id: &OrderId) -> anyhow::Result<Order> {
     let mut tx = db.begin().await?;
     confirm_in(db, &mut tx, order_id, clock.now()).await?;
     tx.commit().await.context("committing the confirmation")?;
@@ -27,7 +28,7 @@ pub async fn confirm(db: &Db, clock: &Clock, order_id: &str) -> anyhow::Result<O
 pub async fn confirm_in(
     db: &Db,
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
+    order_id: &OrderId,
     now: i64,
 ) -> anyhow::Result<Option<ServerId>> {
     let claimed = sqlx::query(
@@ -117,7 +118,8 @@ pub async fn confirm_in(
         .execute(&mut **tx)
         .await
         .context("linking the server")?;
-    crate::servers::record_event(tx, &server_id, EventKind::Ordered, order_id, now).await?;
+    crate::servers::record_event(tx, &server_id, EventKind::Ordered, order_id.as_str(), now)
+        .await?;
     jobs::enqueue(tx, jobs::JobKind::Provision, &server_id, now, now).await?;
     Ok(Some(server_id))
 }

@@ -7,6 +7,7 @@
 //! one; SQLite has a single writer, so the statement alone is enough.
 
 use anyhow::Context;
+use domain::OrderId;
 use sqlx::{Any, Row, Transaction};
 
 use crate::db::{new_id, Backend};
@@ -27,7 +28,7 @@ pub const SHORTEST_CHECKOUT_SECS: i64 = 31 * 60;
 /// hold's end, or `None` if the order holds nothing any more.
 pub async fn hold_at_least(
     db: &Db,
-    order_id: &str,
+    order_id: &OrderId,
     until: i64,
     now: i64,
 ) -> anyhow::Result<Option<i64>> {
@@ -59,7 +60,7 @@ pub(crate) async fn take_host(
     tx: &mut Transaction<'_, Any>,
     plan: &str,
     site: &str,
-    order_id: &str,
+    order_id: &OrderId,
     hold_until: Option<i64>,
     now: i64,
 ) -> anyhow::Result<Option<(String, String)>> {
@@ -126,7 +127,7 @@ pub(crate) async fn host_event(
 pub(crate) async fn release_order_hold(
     db: &Db,
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
+    order_id: &OrderId,
     reason: &str,
     now: i64,
 ) -> anyhow::Result<()> {
@@ -154,7 +155,7 @@ pub const SETTLING_HOLD_SECS: i64 = 21 * 86_400;
 /// The order's hold (and its host's) lasts while its payment settles.
 pub async fn hold_while_settling(
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
+    order_id: &OrderId,
     now: i64,
 ) -> anyhow::Result<()> {
     extend_hold(tx, order_id, now + SETTLING_HOLD_SECS, now).await
@@ -164,7 +165,7 @@ pub async fn hold_while_settling(
 /// nearer).
 async fn extend_hold(
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
+    order_id: &OrderId,
     until: i64,
     now: i64,
 ) -> anyhow::Result<()> {

@@ -10,6 +10,7 @@ mod place;
 pub mod pricing;
 
 use anyhow::Context;
+use domain::OrderId;
 use domain::UserId;
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -88,7 +89,7 @@ pub enum OrderError {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Order {
-    pub id: String,
+    pub id: OrderId,
     pub organization_id: OrganizationId,
     pub user_id: UserId,
     pub placed_by: String,
@@ -169,7 +170,7 @@ pub fn server_name(raw: &str) -> Option<String> {
 /// The outcome of placing an order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placed {
-    pub order_id: String,
+    pub order_id: OrderId,
     /// False when the same form was submitted before: nothing new was made.
     pub created: bool,
 }
@@ -188,7 +189,7 @@ pub async fn sites_with_stock(db: &Db, clock: &Clock, plan: &str) -> anyhow::Res
     .context("finding sites with stock")
 }
 
-pub async fn get_any(db: &Db, order_id: &str) -> anyhow::Result<Option<Order>> {
+pub async fn get_any(db: &Db, order_id: &OrderId) -> anyhow::Result<Option<Order>> {
     sqlx::query(&format!(
         "select {ORDER_COLUMNS} from orders o join users u on u.id = o.user_id where o.id = $1"
     ))
@@ -205,7 +206,7 @@ pub async fn get_any(db: &Db, order_id: &str) -> anyhow::Result<Option<Order>> {
 pub async fn get(
     db: &Db,
     organization_id: &OrganizationId,
-    order_id: &str,
+    order_id: &OrderId,
 ) -> anyhow::Result<Option<Order>> {
     Ok(get_any(db, order_id)
         .await?

@@ -2,6 +2,7 @@
 //! in one transaction, once per idempotency key.
 
 use anyhow::Context;
+use domain::OrderId;
 use domain::OrganizationId;
 use domain::{Catalog, OsImage};
 use sqlx::Any;
@@ -77,7 +78,7 @@ pub async fn place(
         }
     }
 
-    let order_id = new_id();
+    let order_id = OrderId::from(new_id());
     let hold_until = now + HOLD_SECS;
     let mut tx = db.begin().await.context("starting a transaction")?;
     // Orders of one organization are placed one at a time, so the daily
@@ -203,7 +204,7 @@ async fn find_by_key(
     db: &Db,
     organization_id: &OrganizationId,
     key: &str,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<OrderId>> {
     sqlx::query_scalar("select id from orders where organization_id = $1 and idempotency_key = $2")
         .bind(organization_id)
         .bind(key)

@@ -22,6 +22,7 @@ pub use mail_texts::Ready;
 pub use state::{ServerState, SnapshotState, Step};
 
 use anyhow::Context;
+use domain::OrderId;
 use domain::UserId;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
@@ -38,7 +39,7 @@ use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 pub struct Server {
     pub id: ServerId,
     pub organization_id: OrganizationId,
-    pub order_id: String,
+    pub order_id: OrderId,
     pub name: String,
     pub plan_id: PlanId,
     pub site_code: SiteCode,

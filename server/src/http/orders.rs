@@ -12,6 +12,7 @@ use backend::billing::Checkout;
 use backend::orders::{self, NewOrder, Order, OrderError, OrderState};
 use backend::organizations::Role;
 use domain::Money;
+use domain::OrderId;
 use http::request::Parts;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -349,7 +350,7 @@ async fn order_detail(
     State(state): State<Arc<AppState>>,
     m: Member,
     Signed(current): Signed,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, OrderId)>,
     parts: Parts,
 ) -> PageResult {
     let role = m.0.role;
@@ -378,7 +379,7 @@ fn return_to(state: &AppState) -> String {
 async fn pay(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, OrderId)>,
     parts: Parts,
     SameOrigin(_): SameOrigin<IgnoredAny>,
 ) -> PageResult {

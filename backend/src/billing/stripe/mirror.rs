@@ -9,6 +9,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::OrderId;
 use domain::{OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 use stripe_shared::{
@@ -42,17 +43,17 @@ async fn lock_customer(
 /// The order a Checkout Session pays for, with its customer locked and
 /// the subscription the session created remembered on it; `None` for a
 /// session that is not one of ours (a payment link, a manual session).
-async fn session_order<'s>(
+async fn session_order(
     db: &Db,
     tx: &mut Transaction<'_, Any>,
-    session: &'s CheckoutSession,
-) -> anyhow::Result<Option<(&'s str, Option<String>)>> {
-    let Some(order_id) = session.client_reference_id.as_deref() else {
+    session: &CheckoutSession,
+) -> anyhow::Result<Option<(OrderId, Option<String>)>> {
+    let Some(order_id) = session.client_reference_id.as_deref().map(OrderId::from) else {
         return Ok(None);
     };
     let org: Option<OrganizationId> =
         sqlx::query_scalar("select organization_id from orders where id = $1")
-            .bind(order_id)
+            .bind(&order_id)
             .fetch_optional(&mut **tx)
             .await
             .context("reading the order's organization")?;
@@ -60,7 +61,7 @@ async fn session_order<'s>(
         return Ok(None);
     };
     lock_customer(db, tx, &org).await?;
-    let subscription = remember_subscription(tx, order_id, session).await?;
+    let subscription = remember_subscription(tx, &order_id, session).await?;
     Ok(Some((order_id, subscription)))
 }
 
@@ -76,6 +77,7 @@ pub(super) async fn checkout(
     let Some((order_id, subscription)) = session_order(db, tx, session).await? else {
         return Ok(true);
     };
+    let order_id = &order_id;
     let paid = matches!(
         session.payment_status,
         CheckoutSessionPaymentStatus::Paid | CheckoutSessionPaymentStatus::NoPaymentRequired
@@ -136,7 +138,7 @@ pub(super) async fn checkout(
 /// session's events is applied first).
 async fn remember_subscription(
     tx: &mut Transaction<'_, Any>,
-    order_id: &str,
+    order_id: &OrderId,
     session: &CheckoutSession,
 ) -> anyhow::Result<Option<String>> {
     let subscription = session.subscription.as_ref().map(|s| s.id().to_string());
@@ -162,6 +164,7 @@ pub(super) async fn checkout_failed(
     let Some((order_id, _)) = session_order(db, tx, session).await? else {
         return Ok(true);
     };
+    let order_id = &order_id;
     let failed = sqlx::query(
         "update orders set state = 'failed', failure = 'payment_failed', hold_expires_at = null, updated_at = $1 \
          where id = $2 and state in ('held', 'expired')",
@@ -186,9 +189,10 @@ pub(super) async fn checkout_expired(
     session: &CheckoutSession,
     now: i64,
 ) -> anyhow::Result<bool> {
-    let Some(order_id) = session.client_reference_id.as_deref() else {
+    let Some(order_id) = session.client_reference_id.as_deref().map(OrderId::from) else {
         return Ok(true);
     };
+    let order_id = &order_id;
     // Only the order's own session ends its hold: one whose answer was
     // lost before the order learned it (the next attempt opened another)
     // expires harmlessly.

@@ -22,6 +22,7 @@ mod taxes;
 
 use anyhow::Context;
 use async_trait::async_trait;
+use domain::OrderId;
 use domain::OrganizationId;
 use domain::UserId;
 use stripe_billing::billing_portal_session::CreateBillingPortalSession;
@@ -77,7 +78,7 @@ impl Billing for StripeBilling {
         &self,
         db: &Db,
         clock: &Clock,
-        order_id: &str,
+        order_id: &OrderId,
         return_to: &str,
     ) -> anyhow::Result<Checkout> {
         let order = orders::get_any(db, order_id)
@@ -140,12 +141,12 @@ impl Billing for StripeBilling {
             }
         }
         let mut subscription = CreateCheckoutSessionSubscriptionData::new();
-        subscription.metadata = Some([("order_id".to_owned(), order.id.clone())].into());
+        subscription.metadata = Some([("order_id".to_owned(), order.id.to_string())].into());
         let back = format!("{return_to}/{lang}/orders/{}", order.id);
         let create = CreateCheckoutSession::new()
             .mode(CheckoutSessionMode::Subscription)
             .customer(customer)
-            .client_reference_id(&order.id)
+            .client_reference_id(order.id.as_str())
             .subscription_data(subscription)
             .line_items(items)
             .locale(if lang == "zh" {

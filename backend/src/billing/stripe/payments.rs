@@ -10,6 +10,7 @@
 //! paid invoice is mirrored without it, and run by reconciliation).
 
 use anyhow::Context;
+use domain::OrderId;
 use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
 use stripe_billing::invoice::{ListInvoice, VoidInvoiceInvoice};
@@ -344,7 +345,7 @@ pub async fn give_back(
     db: &Db,
     clock: &Clock,
     client: &StripeClient,
-    order_id: &str,
+    order_id: &OrderId,
     attempts: i64,
 ) -> Outcome {
     let result = give_back_inner(db, clock, client, order_id).await;
@@ -355,7 +356,7 @@ async fn give_back_inner(
     db: &Db,
     clock: &Clock,
     client: &StripeClient,
-    order_id: &str,
+    order_id: &OrderId,
 ) -> anyhow::Result<()> {
     let row = sqlx::query(
         "select organization_id, stripe_subscription_id, refund_id, failure from orders where id = $1",
@@ -448,8 +449,8 @@ async fn void_open_invoices(client: &StripeClient, subscription: &str) -> anyhow
     Ok(())
 }
 
-fn refunded_mail(lang: domain::Lang, order: &str) -> (String, String) {
-    let short: String = order.chars().take(8).collect();
+fn refunded_mail(lang: domain::Lang, order: &OrderId) -> (String, String) {
+    let short: String = order.as_str().chars().take(8).collect();
     match lang {
         domain::Lang::Zh => (
             format!("订单 {short} 已全额退款"),

@@ -9,6 +9,7 @@ use backend::api_tokens::Scope;
 use backend::orders::{self, Order};
 use backend::organizations::Role;
 use domain::time::format_iso;
+use domain::OrderId;
 use domain::ServerId;
 use serde::Serialize;
 use std::sync::Arc;
@@ -86,7 +87,7 @@ pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> Or
         vat_cents: amount(order.vat_cents),
         total_cents: amount(order.total_cents),
         currency: money.then(|| order.currency.clone()),
-        id: order.id,
+        id: order.id.into_string(),
         state: order.state.as_str().to_owned(),
         plan: order.plan_id.to_string(),
         site: order.site_code.to_string(),
@@ -110,7 +111,7 @@ pub(super) fn sees_money(role: Role) -> bool {
 pub(super) async fn visible_order(
     state: &AppState,
     caller: &ApiCaller,
-    id: &str,
+    id: &OrderId,
 ) -> ApiResult<Order> {
     orders::get(&state.db, &caller.organization_id, id)
         .await?
@@ -140,7 +141,12 @@ async fn list_orders(
 ) -> ApiResult<Json<ListPage<OrderJson>>> {
     let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
     let list = orders::list(&state.db, &caller.organization_id, placed_by).await?;
-    let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
+    let page = q.page(
+        list,
+        |o| sort_key(o.created_at, o.id.as_str()),
+        true,
+        caller.lang,
+    )?;
     let money = sees_money(caller.role);
     Ok(Json(ListPage {
         data: page
@@ -169,7 +175,7 @@ async fn list_orders(
 async fn get_order(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderJson>> {
     let order = visible_order(&state, &caller, &id).await?;
     Ok(Json(json(order, sees_money(caller.role), None)))

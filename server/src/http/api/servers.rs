@@ -111,7 +111,7 @@ pub fn server_json(s: Server) -> ServerJson {
         addons: s.addons,
         ipv4: s.ipv4,
         ipv6: s.ipv6,
-        order_id: s.order_id,
+        order_id: s.order_id.into_string(),
         created_at: format_iso(s.created_at),
         renews_at: s.renews_at.map(format_iso),
         cancel_at: s.cancel_at.map(format_iso),
