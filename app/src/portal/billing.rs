@@ -17,7 +17,7 @@ use crate::storefront::layout::Page;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InvoiceRow {
-    pub id: String,
+    pub id: domain::InvoiceId,
     pub number: String,
     pub status: InvoiceStatus,
     pub overdue: bool,

@@ -81,7 +81,7 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
     let id = row.id.clone();
     // A refused form of this invoice opens again with what was typed.
     let feedback = use_feedback();
-    let refused = feedback.error.is_some() && feedback.value("invoice") == id;
+    let refused = feedback.error.is_some() && feedback.value("invoice") == id.as_str();
     let typed = |name: &str| {
         refused
             .then(|| feedback.value(name))
@@ -114,7 +114,7 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
                 <summary>{summary}</summary>
                 <form method="post" action=href(lang, &format!("/staff/finance/{form}"))>
                     <CsrfField />
-                    <input type="hidden" name="invoice" value=id />
+                    <input type="hidden" name="invoice" value=id.to_string() />
                     <div class="field">
                         <label for=reason_for>{s.reason}</label>
                         <input id=reason_id name="reason" required maxlength="200" value=typed("reason").filter(|_| open_form(form)) />
@@ -146,7 +146,7 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
                 <summary>{s.pay_open}</summary>
                 <form method="post" action=href(lang, "/staff/finance/paid")>
                     <CsrfField />
-                    <input type="hidden" name="invoice" value=row.id.clone() />
+                    <input type="hidden" name="invoice" value=row.id.to_string() />
                     <div class="field">
                         <label for=field_id("paid-on")>{s.pay_date}</label>
                         <input id=field_id("paid-on") name="paid_on" type="date" required min=issued_min max=today_max

@@ -3,6 +3,7 @@
 //! until used up.
 
 use anyhow::Context;
+use domain::InvoiceId;
 use domain::Lang;
 use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
@@ -30,7 +31,7 @@ pub struct CreditNote {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Concerns<'a> {
     pub server_id: Option<&'a str>,
-    pub invoice_id: Option<&'a str>,
+    pub invoice_id: Option<&'a InvoiceId>,
 }
 
 /// A credit (ex VAT, like the fees it is a share of) with the VAT charged on

@@ -5,6 +5,7 @@
 
 use anyhow::Context;
 use domain::invoice::InvoiceStatus;
+use domain::InvoiceId;
 use domain::{Money, VatTreatment};
 use domain::{OrganizationId, ServerId};
 use sqlx::any::AnyRow;
@@ -14,7 +15,7 @@ use crate::Db;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invoice {
-    pub id: String,
+    pub id: InvoiceId,
     pub organization_id: OrganizationId,
     pub number: Option<String>,
     pub status: InvoiceStatus,
@@ -155,7 +156,7 @@ pub async fn list(
 pub async fn get(
     db: &Db,
     organization_id: Option<&OrganizationId>,
-    id: &str,
+    id: &InvoiceId,
 ) -> anyhow::Result<Option<(Invoice, Vec<InvoiceLine>)>> {
     let row = sqlx::query(&format!(
         "select {COLUMNS} from invoices where id = $1 and ($2 = '' or organization_id = $2) \

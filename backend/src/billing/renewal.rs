@@ -5,6 +5,7 @@
 //! replica runs it.
 
 use anyhow::Context;
+use domain::InvoiceId;
 use domain::{Catalog, Lang, Money, Quote};
 use domain::{OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
@@ -158,7 +159,7 @@ async fn issue_for(
         ),
         None => (due.orderer_email.clone(), String::new(), None),
     };
-    let invoice_id = new_id();
+    let invoice_id = InvoiceId::from(new_id());
     sqlx::query(
         "insert into invoices (id, organization_id, number, status, currency, period_start, period_end, \
          issued_at, due_at, paid_at, subtotal_cents, vat_treatment, vat_rate_bp, vat_cents, total_cents, \
@@ -235,7 +236,7 @@ async fn issue_for(
 #[allow(clippy::too_many_arguments)]
 async fn line(
     tx: &mut Transaction<'_, Any>,
-    invoice_id: &str,
+    invoice_id: &InvoiceId,
     position: &mut i64,
     due: &Due,
     kind: &str,

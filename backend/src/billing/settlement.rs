@@ -5,6 +5,7 @@
 //! once nothing is overdue.
 
 use anyhow::Context;
+use domain::InvoiceId;
 use domain::OrganizationId;
 use domain::{Lang, Money};
 use sqlx::Row;
@@ -66,7 +67,7 @@ impl Closing {
 async fn open_invoice(
     db: &Db,
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
-    id: &str,
+    id: &InvoiceId,
     offline_only: bool,
 ) -> Result<(OrganizationId, String, i64, i64), SettleError> {
     db.lock_row(tx, "invoices", id).await?;
@@ -102,7 +103,7 @@ async fn open_invoice(
 pub async fn record_payment(
     db: &Db,
     clock: &Clock,
-    id: &str,
+    id: &InvoiceId,
     payment: &Payment,
     actor: &str,
 ) -> Result<(), SettleError> {
@@ -162,7 +163,7 @@ pub async fn record_payment(
 pub async fn close_unpaid(
     db: &Db,
     clock: &Clock,
-    id: &str,
+    id: &InvoiceId,
     closing: Closing,
     reason: &str,
     confirmed: bool,

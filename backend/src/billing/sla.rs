@@ -6,6 +6,7 @@
 use anyhow::Context;
 use domain::sla::{availability, credit_cents, credit_percent, format_ppm};
 use domain::Catalog;
+use domain::InvoiceId;
 use domain::OrganizationId;
 use domain::ServerId;
 use sqlx::Row;
@@ -95,7 +96,7 @@ pub async fn credit_closed_month(
                 &reason,
                 credit::Concerns {
                     server_id: Some(id.as_str()),
-                    invoice_id: invoice.as_deref(),
+                    invoice_id: invoice.as_ref(),
                 },
                 "system",
                 now,
@@ -144,7 +145,7 @@ async fn invoice_of_month(
     server_id: &ServerId,
     from: i64,
     to: i64,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<InvoiceId>> {
     sqlx::query_scalar(
         "select i.id from invoices i where i.number is not null \
          and i.status in ('open', 'paid', 'uncollectible') \

@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::BillingState;
+use domain::InvoiceId;
 use domain::{OrganizationId, ServerId};
 use sqlx::Row;
 
@@ -16,7 +17,7 @@ use crate::Db;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Overdue {
     pub server_id: ServerId,
-    pub invoice_id: String,
+    pub invoice_id: InvoiceId,
     pub invoice_number: String,
     pub amount_due: domain::Money,
     /// When the server is suspended unless the invoice is paid first.

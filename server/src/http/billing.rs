@@ -9,6 +9,7 @@ use axum::response::IntoResponse;
 use backend::billing::credit;
 use backend::billing::invoices::{self, Invoice, InvoiceFilter};
 use domain::invoice::InvoiceStatus;
+use domain::InvoiceId;
 use domain::OrganizationId;
 use http::request::Parts;
 use serde::Deserialize;
@@ -150,7 +151,7 @@ async fn export(
 pub(super) async fn invoice_view(
     state: &AppState,
     organization_id: Option<&OrganizationId>,
-    id: &str,
+    id: &InvoiceId,
     back: &str,
 ) -> anyhow::Result<Option<InvoiceView>> {
     let Some((invoice, lines)) = invoices::get(&state.db, organization_id, id).await? else {
@@ -200,7 +201,7 @@ pub(super) async fn invoice_response(
     state: &AppState,
     parts: Parts,
     organization_id: Option<&OrganizationId>,
-    id: &str,
+    id: &InvoiceId,
     back: &str,
 ) -> PageResult {
     let view = invoice_view(state, organization_id, id, back)
@@ -212,7 +213,7 @@ pub(super) async fn invoice_response(
 async fn invoice_pdf(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, InvoiceId)>,
     parts: Parts,
 ) -> PageResult {
     super::invoice_pdf::response(&state, lang_of(&parts), Some(&m.0.organization_id), &id).await
@@ -221,7 +222,7 @@ async fn invoice_pdf(
 async fn invoice_page(
     State(state): State<Arc<AppState>>,
     m: Member,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, InvoiceId)>,
     parts: Parts,
 ) -> PageResult {
     invoice_response(&state, parts, Some(&m.0.organization_id), &id, "/billing").await

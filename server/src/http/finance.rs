@@ -7,6 +7,7 @@ use app::portal::settle::{OpenInvoice, SettledRow};
 use app::portal::FormError;
 use axum::extract::{Path, State};
 use backend::billing::{credit, finance, settlement};
+use domain::InvoiceId;
 use domain::OrganizationId;
 use http::request::Parts;
 use serde::Deserialize;
@@ -47,7 +48,7 @@ pub fn routes() -> Vec<Route> {
 
 async fn finance_invoice_pdf(
     State(state): State<Arc<AppState>>,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, InvoiceId)>,
     parts: Parts,
 ) -> PageResult {
     super::invoice_pdf::response(&state, lang_of(&parts), None, &id).await
@@ -55,7 +56,7 @@ async fn finance_invoice_pdf(
 
 async fn finance_invoice_page(
     State(state): State<Arc<AppState>>,
-    Path((_, id)): Path<(String, String)>,
+    Path((_, id)): Path<(String, InvoiceId)>,
     parts: Parts,
 ) -> PageResult {
     invoice_response(&state, parts, None, &id, "/staff/finance").await

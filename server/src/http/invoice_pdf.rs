@@ -10,6 +10,7 @@ use app::portal::invoice::InvoiceView;
 use axum::response::{IntoResponse, Redirect};
 use backend::billing::pdf::InvoiceDocument;
 use domain::time::format_date;
+use domain::InvoiceId;
 use domain::Lang;
 use domain::OrganizationId;
 
@@ -23,7 +24,7 @@ pub(super) async fn response(
     state: &AppState,
     lang: Lang,
     organization_id: Option<&OrganizationId>,
-    id: &str,
+    id: &InvoiceId,
 ) -> PageResult {
     Ok(
         match invoice_pdf(state, lang, organization_id, id)
@@ -59,7 +60,7 @@ pub async fn invoice_pdf(
     state: &AppState,
     lang: Lang,
     organization_id: Option<&OrganizationId>,
-    id: &str,
+    id: &InvoiceId,
 ) -> anyhow::Result<Option<InvoicePdf>> {
     let Some(view) = invoice_view(state, organization_id, id, "").await? else {
         return Ok(None);

@@ -14,7 +14,7 @@ use crate::storefront::href;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OverdueView {
     /// (invoice id, number, amount due), for owners and billing members.
-    pub invoice: Option<(String, String, domain::Money)>,
+    pub invoice: Option<(domain::InvoiceId, String, domain::Money)>,
     /// When dunning suspends the server unless the invoice is paid.
     pub suspends_at: i64,
     pub suspended: bool,

@@ -87,7 +87,7 @@ pub struct OrgServerRow {
 /// An open invoice of the request's organization.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OpenInvoiceRow {
-    pub id: String,
+    pub id: domain::InvoiceId,
     pub number: Option<String>,
     pub amount: Money,
     pub due_at: i64,

@@ -287,7 +287,7 @@ fn Organization(
                 let link = href(lang, &format!("/staff/finance/invoices/{}", i.id));
                 let number = i.number.clone().unwrap_or_else(|| s.draft.to_owned());
                 view! {
-                    <tr data-invoice=i.id.clone() data-overdue=i.overdue.then_some("true")>
+                    <tr data-invoice=i.id.to_string() data-overdue=i.overdue.then_some("true")>
                         <th scope="row"><a href=link>{number}</a></th>
                         <td data-label=s.col_amount class="num">{i.amount.format(lang)}</td>
                         <td data-label=s.col_due>

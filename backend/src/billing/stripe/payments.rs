@@ -10,6 +10,7 @@
 //! paid invoice is mirrored without it, and run by reconciliation).
 
 use anyhow::Context;
+use domain::InvoiceId;
 use domain::OrderId;
 use domain::OrganizationId;
 use sqlx::{Any, Row, Transaction};
@@ -26,7 +27,7 @@ use crate::{audit, Clock, Db};
 async fn invoice_of(
     tx: &mut Transaction<'_, Any>,
     payment_intent: &str,
-) -> anyhow::Result<Option<(String, OrganizationId, String)>> {
+) -> anyhow::Result<Option<(InvoiceId, OrganizationId, String)>> {
     let row = sqlx::query(
         "select id, organization_id, coalesce(number, stripe_invoice_id) as number from invoices \
          where stripe_payment_intent = $1",

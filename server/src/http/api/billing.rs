@@ -10,6 +10,7 @@ use backend::billing::credit::{self, CreditNote};
 use backend::billing::invoices::{self, Invoice, InvoiceFilter, InvoiceLine};
 use domain::money::Currency;
 use domain::time::format_iso;
+use domain::InvoiceId;
 use domain::Lang;
 use domain::ServerId;
 use serde::Serialize;
@@ -131,7 +132,7 @@ fn invoice_json(i: Invoice, now: i64) -> InvoiceJson {
         currency: i.total.currency.code().to_owned(),
         hosted_url: i.hosted_url,
         lines: None,
-        id: i.id,
+        id: i.id.into_string(),
     }
 }
 
@@ -187,7 +188,12 @@ async fn list_invoices(
 ) -> ApiResult<Json<ListPage<InvoiceJson>>> {
     let all = InvoiceFilter::default();
     let list = invoices::list(&state.db, Some(&caller.organization_id), &all).await?;
-    let page = q.page(list, |i| sort_key(i.issued_at, &i.id), true, caller.lang)?;
+    let page = q.page(
+        list,
+        |i| sort_key(i.issued_at, i.id.as_str()),
+        true,
+        caller.lang,
+    )?;
     let now = state.clock.now();
     Ok(Json(ListPage {
         data: page
@@ -216,7 +222,7 @@ async fn list_invoices(
 async fn get_invoice(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InvoiceId>,
 ) -> ApiResult<Json<InvoiceJson>> {
     let (invoice, lines) = invoices::get(&state.db, Some(&caller.organization_id), &id)
         .await?
@@ -250,7 +256,7 @@ async fn get_invoice(
 async fn get_invoice_pdf(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<InvoiceId>,
 ) -> ApiResult<Response> {
     let pdf = invoice_pdf(&state, caller.lang, Some(&caller.organization_id), &id)
         .await?

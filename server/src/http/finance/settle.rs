@@ -7,6 +7,7 @@ use app::portal::settle::SettleRefusal;
 use app::portal::FormError;
 use axum::extract::State;
 use backend::billing::settlement::{self, Closing, Payment, SettleError};
+use domain::InvoiceId;
 use domain::Money;
 use http::request::Parts;
 use serde::Deserialize;
@@ -42,7 +43,7 @@ fn parse_day(raw: &str) -> Option<i64> {
 #[derive(Deserialize)]
 pub(super) struct PaymentForm {
     #[serde(default)]
-    invoice: String,
+    invoice: InvoiceId,
     #[serde(default)]
     paid_on: String,
     #[serde(default)]
@@ -92,7 +93,7 @@ pub(super) async fn paid(
 #[derive(Deserialize)]
 pub(super) struct ClosingForm {
     #[serde(default)]
-    invoice: String,
+    invoice: InvoiceId,
     #[serde(default)]
     reason: String,
     /// The confirmation box, ticked.
