@@ -14,7 +14,7 @@ use crate::storefront::href;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotRow {
-    pub id: String,
+    pub id: domain::SnapshotId,
     pub name: String,
     pub state: SnapshotState,
     pub size_bytes: i64,
@@ -59,7 +59,7 @@ pub fn Snapshots(
             let restore_id = format!("restore-{}", s.id);
             let delete_id = format!("delete-{}", s.id);
             let (restore_for, delete_for) = (restore_id.clone(), delete_id.clone());
-            let (sid, sid2) = (s.id.clone(), s.id.clone());
+            let (sid, sid2) = (s.id.to_string(), s.id.to_string());
             let (name, name2) = (s.name.clone(), s.name.clone());
             view! {
                 <tr data-snapshot=s.name.clone() data-state=s.state.as_str()>

@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use domain::ServerId;
+use domain::SnapshotId;
 
 use super::provisioning::MAX_ATTEMPTS;
 use super::snapshots::{forget, job_subject};
@@ -22,14 +23,20 @@ impl Runner {
     }
 
     pub(crate) async fn take_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
+        let Some(subject) =
+            job_subject(&self.db, &SnapshotId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such snapshot".into()));
         };
         if subject.snapshot.state != SnapshotState::Creating {
             return Ok(Outcome::Done);
         }
         let result = match &subject.host {
-            Some(host) => self.fleet.take_snapshot(host, &subject.snapshot.id).await,
+            Some(host) => {
+                self.fleet
+                    .take_snapshot(host, subject.snapshot.id.as_str())
+                    .await
+            }
             None => Err(FleetError::HostFault("no host".into())),
         };
         let now = self.clock.now();
@@ -63,7 +70,9 @@ impl Runner {
     }
 
     pub(crate) async fn restore_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
+        let Some(subject) =
+            job_subject(&self.db, &SnapshotId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Dead("no such snapshot".into()));
         };
         let restoring =
@@ -88,7 +97,7 @@ impl Runner {
             }
             match self
                 .fleet
-                .restore_snapshot_part(host, &subject.snapshot.id, part)
+                .restore_snapshot_part(host, subject.snapshot.id.as_str(), part)
                 .await
             {
                 Ok(()) => {}
@@ -133,10 +142,16 @@ impl Runner {
     }
 
     pub(crate) async fn delete_snapshot(&self, job: &Job) -> anyhow::Result<Outcome> {
-        let Some(subject) = job_subject(&self.db, &job.subject_id).await? else {
+        let Some(subject) =
+            job_subject(&self.db, &SnapshotId::from(job.subject_id.as_str())).await?
+        else {
             return Ok(Outcome::Done);
         };
-        match self.fleet.delete_snapshot(&subject.snapshot.id).await {
+        match self
+            .fleet
+            .delete_snapshot(subject.snapshot.id.as_str())
+            .await
+        {
             Ok(()) => {
                 forget(&self.db, &subject.snapshot.id).await?;
                 Ok(Outcome::Done)
@@ -157,7 +172,7 @@ impl Runner {
             .await
             .map_err(|e| FleetError::Unavailable(format!("{e:#}")))?;
         for id in ids {
-            self.fleet.delete_snapshot(&id).await?;
+            self.fleet.delete_snapshot(id.as_str()).await?;
             forget(&self.db, &id)
                 .await
                 .map_err(|e| FleetError::Unavailable(format!("{e:#}")))?;

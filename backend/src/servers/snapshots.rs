@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::SnapshotId;
 use domain::{OrganizationId, ServerId};
 use sqlx::{FromRow, Row};
 
@@ -19,7 +20,7 @@ pub const QUOTA: usize = 5;
 
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Snapshot {
-    pub id: String,
+    pub id: SnapshotId,
     pub server_id: ServerId,
     pub name: String,
     pub state: SnapshotState,
@@ -77,7 +78,7 @@ async fn get_snapshot(
     db: &Db,
     organization_id: &OrganizationId,
     server_id: &ServerId,
-    id: &str,
+    id: &SnapshotId,
 ) -> anyhow::Result<Option<Snapshot>> {
     sqlx::query_as::<_, Snapshot>(
         "select id, server_id, name, state, size_bytes, created_at from snapshots \
@@ -119,7 +120,7 @@ pub async fn take(
     actor: &Actor<'_>,
     server_id: &ServerId,
     raw_name: &str,
-) -> Result<String, SnapshotError> {
+) -> Result<SnapshotId, SnapshotError> {
     let name = snapshot_name(raw_name).ok_or(SnapshotError::InvalidName)?;
     running_server(db, actor, server_id).await?;
     let now = clock.now();
@@ -148,7 +149,7 @@ pub async fn take(
     if busy {
         return Err(SnapshotError::Busy);
     }
-    let id = new_id();
+    let id = SnapshotId::from(new_id());
     sqlx::query(
         "insert into snapshots (id, server_id, organization_id, name, state, created_at) \
          values ($1, $2, $3, $4, 'creating', $5)",
@@ -182,7 +183,7 @@ pub async fn restore(
     clock: &Clock,
     actor: &Actor<'_>,
     server_id: &ServerId,
-    snapshot_id: &str,
+    snapshot_id: &SnapshotId,
 ) -> Result<(), SnapshotError> {
     let snapshot = get_snapshot(db, actor.organization_id, server_id, snapshot_id)
         .await?
@@ -248,7 +249,7 @@ pub async fn delete(
     clock: &Clock,
     actor: &Actor<'_>,
     server_id: &ServerId,
-    snapshot_id: &str,
+    snapshot_id: &SnapshotId,
 ) -> Result<(), SnapshotError> {
     let snapshot = get_snapshot(db, actor.organization_id, server_id, snapshot_id)
         .await?
@@ -301,7 +302,10 @@ pub(crate) struct JobSubject {
     pub server_step: Step,
 }
 
-pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Option<JobSubject>> {
+pub(crate) async fn job_subject(
+    db: &Db,
+    snapshot_id: &SnapshotId,
+) -> anyhow::Result<Option<JobSubject>> {
     let row = sqlx::query(
         "select n.id, n.server_id, n.name, n.state, n.size_bytes, n.created_at, h.name as host, \
          s.state as server_state, s.step as server_step from snapshots n \
@@ -324,7 +328,7 @@ pub(crate) async fn job_subject(db: &Db, snapshot_id: &str) -> anyhow::Result<Op
 }
 
 /// The snapshots of a server that is being wiped: their ids, for Fleet.
-pub(crate) async fn of_server(db: &Db, server_id: &ServerId) -> anyhow::Result<Vec<String>> {
+pub(crate) async fn of_server(db: &Db, server_id: &ServerId) -> anyhow::Result<Vec<SnapshotId>> {
     sqlx::query_scalar("select id from snapshots where server_id = $1")
         .bind(server_id)
         .fetch_all(&db.pool)
@@ -332,7 +336,7 @@ pub(crate) async fn of_server(db: &Db, server_id: &ServerId) -> anyhow::Result<V
         .context("listing the server's snapshots")
 }
 
-pub(crate) async fn forget(db: &Db, snapshot_id: &str) -> anyhow::Result<()> {
+pub(crate) async fn forget(db: &Db, snapshot_id: &SnapshotId) -> anyhow::Result<()> {
     sqlx::query("delete from snapshots where id = $1")
         .bind(snapshot_id)
         .execute(&db.pool)

@@ -4,6 +4,7 @@
 use app::portal::FormError;
 use axum::extract::State;
 use backend::servers::snapshots::{self, SnapshotError};
+use domain::SnapshotId;
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -44,7 +45,7 @@ struct Take {
 #[derive(Deserialize)]
 struct Chosen {
     #[serde(default)]
-    snapshot: String,
+    snapshot: SnapshotId,
     #[serde(default)]
     confirm: String,
 }

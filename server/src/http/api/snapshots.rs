@@ -9,6 +9,7 @@ use backend::api_tokens::Scope;
 use backend::servers::snapshots::{self, Snapshot, SnapshotError};
 use domain::time::format_iso;
 use domain::ServerId;
+use domain::SnapshotId;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -66,7 +67,7 @@ fn snapshot_json(s: Snapshot) -> SnapshotJson {
     SnapshotJson {
         state: s.state.as_str().to_owned(),
         created_at: format_iso(s.created_at),
-        id: s.id,
+        id: s.id.into_string(),
         server_id: s.server_id.into_string(),
         name: s.name,
         size_bytes: s.size_bytes,
@@ -98,13 +99,13 @@ async fn find(
     state: &AppState,
     caller: &ApiCaller,
     server_id: &ServerId,
-    snapshot_id: &str,
+    snapshot_id: &SnapshotId,
 ) -> ApiResult<Option<SnapshotJson>> {
     Ok(
         snapshots::list(&state.db, &caller.organization_id, server_id)
             .await?
             .into_iter()
-            .find(|s| s.id == snapshot_id)
+            .find(|s| &s.id == snapshot_id)
             .map(snapshot_json),
     )
 }
@@ -163,7 +164,7 @@ pub async fn take(
 pub async fn restore(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath((id, snapshot_id)): ApiPath<(ServerId, String)>,
+    ApiPath((id, snapshot_id)): ApiPath<(ServerId, SnapshotId)>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     offered(&state, &caller)?;
@@ -182,7 +183,7 @@ pub async fn restore(
 pub async fn delete(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiPath((id, snapshot_id)): ApiPath<(ServerId, String)>,
+    ApiPath((id, snapshot_id)): ApiPath<(ServerId, SnapshotId)>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
     let actor = caller.actor();
