@@ -4,6 +4,7 @@
 //! console is reached, and what the last check read from it.
 
 use anyhow::Context;
+use domain::HostId;
 use sqlx::Row;
 
 use super::{HostState, InventoryError};
@@ -100,7 +101,7 @@ pub async fn set(
     actor: &str,
 ) -> Result<(), BmcSettingsError> {
     settings.validate()?;
-    let host_id: String = sqlx::query_scalar("select id from hosts where name = $1")
+    let host_id: HostId = sqlx::query_scalar("select id from hosts where name = $1")
         .bind(host_name)
         .fetch_optional(&db.pool)
         .await
@@ -153,7 +154,7 @@ pub async fn set(
 /// A host's BMC as the Fleet uses it.
 #[derive(Clone, Debug)]
 pub struct HostBmc {
-    pub host_id: String,
+    pub host_id: HostId,
     pub host_name: String,
     pub plan_id: String,
     pub access: BmcAccess,
@@ -261,7 +262,7 @@ async fn summaries_of(db: &Db, name: &str) -> anyhow::Result<Vec<BmcSummary>> {
 
 /// Whether a host may go (back) into stock: a host with a BMC needs a
 /// passed check; one without (the development Fleet's) always may.
-pub async fn passed_check(db: &Db, host_id: &str) -> anyhow::Result<bool> {
+pub async fn passed_check(db: &Db, host_id: &HostId) -> anyhow::Result<bool> {
     let row = sqlx::query("select checked_at, check_error from host_bmcs where host_id = $1")
         .bind(host_id)
         .fetch_optional(&db.pool)
@@ -275,7 +276,7 @@ pub async fn passed_check(db: &Db, host_id: &str) -> anyhow::Result<bool> {
 
 /// Records a host event about its BMC (a refused login, a time-out, an
 /// error the BMC answered), in the host's history without a state change.
-pub async fn event(db: &Db, clock: &Clock, host_id: &str, reason: &str) -> anyhow::Result<()> {
+pub async fn event(db: &Db, clock: &Clock, host_id: &HostId, reason: &str) -> anyhow::Result<()> {
     sqlx::query(
         "insert into host_events (id, host_id, from_state, to_state, actor, reason, at) \
          select $1, id, state, state, 'fleet', $2, $3 from hosts where id = $4",

@@ -2,6 +2,7 @@
 //! refused the password, an installer that never reported), newest first.
 
 use anyhow::Context;
+use domain::HostId;
 use sqlx::Row;
 
 use crate::Db;
@@ -19,7 +20,7 @@ pub struct HostEvent {
 /// The newest `limit` events of the host called `name`; `None` when there
 /// is no such host.
 pub async fn of_host(db: &Db, name: &str, limit: i64) -> anyhow::Result<Option<Vec<HostEvent>>> {
-    let host_id: Option<String> = sqlx::query_scalar("select id from hosts where name = $1")
+    let host_id: Option<HostId> = sqlx::query_scalar("select id from hosts where name = $1")
         .bind(name)
         .fetch_optional(&db.pool)
         .await

@@ -1,6 +1,7 @@
 //! One physical machine and its life cycle.
 
 use anyhow::Context;
+use domain::HostId;
 use domain::{PlanId, SiteCode};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -9,7 +10,7 @@ pub use domain::host::HostState;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Host {
-    pub id: String,
+    pub id: HostId,
     /// Operators' name for it: `fra-g-l40s-007`.
     pub name: String,
     pub site: SiteCode,

@@ -14,6 +14,7 @@ pub use host::{Host, HostState};
 pub use stock::stock_snapshot;
 
 use anyhow::Context;
+use domain::HostId;
 use domain::{PlanId, SiteCode};
 use sqlx::{Any, Row, Transaction};
 
@@ -102,7 +103,7 @@ pub async fn rack_hosts(
     let now = clock.now();
     let mut added = Vec::with_capacity(count as usize);
     for n in 1..=i64::from(count) {
-        let id = new_id();
+        let id = HostId::from(new_id());
         let name = format!("{site}-{plan}-{:03}", existing + n);
         sqlx::query(
             "insert into hosts (id, name, site_code, plan_id, state, created_at, updated_at) \
@@ -226,7 +227,7 @@ pub async fn set_state(
 /// write lock (the price: a BMC replaced in that instant is not seen, a
 /// race between two staff actions on one host that we accept).
 async fn refuse_unchecked(db: &Db, name: &str) -> Result<(), InventoryError> {
-    let host_id: Option<String> = sqlx::query_scalar("select id from hosts where name = $1")
+    let host_id: Option<HostId> = sqlx::query_scalar("select id from hosts where name = $1")
         .bind(name)
         .fetch_optional(&db.pool)
         .await
@@ -241,7 +242,7 @@ async fn refuse_unchecked(db: &Db, name: &str) -> Result<(), InventoryError> {
 
 async fn record_event(
     tx: &mut Transaction<'_, Any>,
-    host_id: &str,
+    host_id: &HostId,
     from: Option<HostState>,
     to: HostState,
     actor: &str,

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::HostId;
 use domain::OrderId;
 use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
@@ -55,7 +56,7 @@ pub async fn confirm_in(
         (Order::from_row(&row)?, keys)
     };
     let (order, keys) = order;
-    let host: Option<String> = sqlx::query_scalar(
+    let host: Option<HostId> = sqlx::query_scalar(
         "update hosts set state = 'allocated', hold_expires_at = null, updated_at = $1 \
          where order_id = $2 and state = 'held' returning id",
     )

@@ -7,6 +7,7 @@
 //! one; SQLite has a single writer, so the statement alone is enough.
 
 use anyhow::Context;
+use domain::HostId;
 use domain::OrderId;
 use sqlx::{Any, Row, Transaction};
 
@@ -63,7 +64,7 @@ pub(crate) async fn take_host(
     order_id: &OrderId,
     hold_until: Option<i64>,
     now: i64,
-) -> anyhow::Result<Option<(String, String)>> {
+) -> anyhow::Result<Option<(HostId, String)>> {
     let lock = match db.backend {
         Backend::Postgres => "for update skip locked",
         Backend::Sqlite => "",
@@ -93,7 +94,7 @@ pub(crate) async fn take_host(
     let Some(row) = row else {
         return Ok(None);
     };
-    let id: String = row.try_get("id")?;
+    let id: HostId = row.try_get("id")?;
     let name: String = row.try_get("name")?;
     host_event(tx, &id, state, &format!("order {order_id}"), now).await?;
     notify_stock_changed(db, tx).await?;
@@ -102,7 +103,7 @@ pub(crate) async fn take_host(
 
 pub(crate) async fn host_event(
     tx: &mut Transaction<'_, Any>,
-    host_id: &str,
+    host_id: &HostId,
     to: &str,
     reason: &str,
     now: i64,
@@ -131,7 +132,7 @@ pub(crate) async fn release_order_hold(
     reason: &str,
     now: i64,
 ) -> anyhow::Result<()> {
-    let released: Option<String> = sqlx::query_scalar(
+    let released: Option<HostId> = sqlx::query_scalar(
         "update hosts set state = 'free', hold_expires_at = null, order_id = null, updated_at = $1 \
          where order_id = $2 and state = 'held' returning id",
     )
@@ -198,7 +199,7 @@ pub async fn expire_holds(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
     .await
     .context("releasing expired holds")?;
     for row in &released {
-        let id: String = row.try_get("id")?;
+        let id: HostId = row.try_get("id")?;
         host_event(&mut tx, &id, "free", "hold expired", now).await?;
     }
     let expired = sqlx::query(

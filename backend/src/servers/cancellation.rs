@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::HostId;
 use domain::ServerId;
 use sqlx::Row;
 
@@ -279,7 +280,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
         if claimed.rows_affected() == 0 {
             continue;
         }
-        let host: Option<String> = sqlx::query_scalar(
+        let host: Option<HostId> = sqlx::query_scalar(
             "update hosts set state = 'wiping', updated_at = $1 \
              where id = (select host_id from servers where id = $2) and state = 'allocated' returning id",
         )
@@ -303,7 +304,7 @@ pub async fn end_due(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
 pub(crate) async fn wiped(db: &Db, clock: &Clock, server_id: &ServerId) -> anyhow::Result<()> {
     let now = clock.now();
     let mut tx = db.begin().await?;
-    let host: Option<String> = sqlx::query_scalar(
+    let host: Option<HostId> = sqlx::query_scalar(
         "update hosts set state = 'free', order_id = null, updated_at = $1 \
          where id = (select host_id from servers where id = $2) and state = 'wiping' returning id",
     )

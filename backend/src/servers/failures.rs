@@ -5,6 +5,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
+use domain::HostId;
 use domain::ServerId;
 use sqlx::{Any, Row, Transaction};
 
@@ -15,7 +16,7 @@ use crate::jobs;
 /// Called in the transaction that marks `host_id` failed.
 pub(crate) async fn host_failed(
     tx: &mut Transaction<'_, Any>,
-    host_id: &str,
+    host_id: &HostId,
     reason: &str,
     now: i64,
 ) -> anyhow::Result<()> {

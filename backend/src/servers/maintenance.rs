@@ -7,6 +7,7 @@
 //! the SLA's availability: the customer agreed to them.
 
 use anyhow::Context;
+use domain::HostId;
 use domain::ServerId;
 use sqlx::{Any, FromRow, Row, Transaction};
 
@@ -193,7 +194,7 @@ fn check_time(now: i64, starts_at: i64, hours: i64) -> Result<i64, MaintenanceEr
 #[derive(Clone, Copy)]
 struct Proposal<'a> {
     server_id: &'a ServerId,
-    host_id: &'a str,
+    host_id: &'a HostId,
     starts_at: i64,
     ends_at: i64,
     by: ProposedBy,
@@ -266,7 +267,7 @@ pub async fn propose(
     .context("finding the degraded host's server")?
     .ok_or(MaintenanceError::NotFound)?;
     let server: ServerId = row.try_get("server_id").context("server id")?;
-    let host: String = row.try_get("host_id").context("host id")?;
+    let host: HostId = row.try_get("host_id").context("host id")?;
     let proposal = Proposal {
         server_id: &server,
         host_id: &host,
@@ -308,7 +309,7 @@ pub async fn respond(
     .await
     .context("reading the window")?
     .ok_or(MaintenanceError::NotFound)?;
-    let host: String = window.try_get("host_id").context("host")?;
+    let host: HostId = window.try_get("host_id").context("host")?;
     let window = Window::from_row(&window).context("reading the window")?;
     if window.state != WindowState::Proposed || window.proposed_by != ProposedBy::Staff {
         return Err(MaintenanceError::Settled);

@@ -11,6 +11,7 @@
 use anyhow::Context;
 use domain::order::OrderFailure;
 use domain::server::{BillingState, EventKind};
+use domain::HostId;
 use domain::ServerId;
 use sqlx::Row;
 
@@ -326,7 +327,7 @@ impl Runner {
         reason: &str,
         now: i64,
     ) -> anyhow::Result<()> {
-        let released: Option<String> = sqlx::query_scalar(
+        let released: Option<HostId> = sqlx::query_scalar(
             "update hosts set state = $1, order_id = null, updated_at = $2 \
              where id = (select host_id from servers where id = $3) and state = 'allocated' returning id",
         )

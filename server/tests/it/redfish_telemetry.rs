@@ -26,7 +26,7 @@ struct Rack {
     bmc: Emulator,
     fleet: backend::fleet::redfish::RedfishFleet,
     host: String,
-    host_id: String,
+    host_id: domain::HostId,
 }
 
 async fn rack(db: TestDb, bmc_timeout_secs: u64) -> Rack {

@@ -15,6 +15,7 @@
 //! final report or its deadline.
 
 use anyhow::Context;
+use domain::HostId;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
@@ -144,7 +145,7 @@ fn from_row(row: &sqlx::any::AnyRow) -> anyhow::Result<Boot> {
 }
 
 /// The host's newest boot, of any purpose.
-pub(super) async fn latest(db: &Db, host_id: &str) -> anyhow::Result<Option<Boot>> {
+pub(super) async fn latest(db: &Db, host_id: &HostId) -> anyhow::Result<Option<Boot>> {
     let row = sqlx::query(&format!(
         "select {COLUMNS} from fleet_boots where host_id = $1 \
          order by started_at desc, id desc limit 1"
@@ -160,7 +161,7 @@ pub(super) async fn latest(db: &Db, host_id: &str) -> anyhow::Result<Option<Boot
 /// the job looked: a finished boot still answers).
 pub(super) async fn of_install(
     db: &Db,
-    host_id: &str,
+    host_id: &HostId,
     install_key: &str,
 ) -> anyhow::Result<Option<Boot>> {
     let row = sqlx::query(&format!(
@@ -178,7 +179,7 @@ pub(super) async fn of_install(
 /// The SSH host keys the install's boot reported (its `keys` phase).
 pub(super) async fn host_keys_of_install(
     db: &Db,
-    host_id: &str,
+    host_id: &HostId,
     install_key: &str,
 ) -> anyhow::Result<Vec<String>> {
     let keys: Option<Option<String>> = sqlx::query_scalar(
@@ -202,7 +203,7 @@ pub(super) async fn host_keys_of_install(
 pub(super) async fn start(
     db: &Db,
     sealer: &Sealer,
-    host_id: &str,
+    host_id: &HostId,
     install_key: Option<&str>,
     mut seed: Seed,
     now: i64,
@@ -311,7 +312,7 @@ fn is_token(token: &str) -> bool {
 /// A live boot by its id, with its sealed seed and what its secrets allow.
 struct Live {
     boot: Boot,
-    host_id: String,
+    host_id: HostId,
     sealed_seed: String,
     seed_secret_hash: Option<String>,
     proven: bool,
@@ -520,7 +521,7 @@ pub async fn report(
             .take(500)
             .collect::<String>()
     });
-    let host_id: String = sqlx::query_scalar(
+    let host_id: HostId = sqlx::query_scalar(
         "update fleet_boots set phase = $1, ipv4 = coalesce($2, ipv4), ipv6 = coalesce($3, ipv6), \
          host_keys = coalesce($4, host_keys), message = coalesce($5, message), reported_at = $6, \
          finished_at = $7 where id = $8 and finished_at is null returning host_id",

@@ -3,6 +3,7 @@
 //! plan's, in number and model. A refused host that was free leaves stock.
 
 use anyhow::Context;
+use domain::HostId;
 use serde_json::Value;
 use sqlx::Row;
 
@@ -186,7 +187,7 @@ impl RedfishFleet {
 
     async fn record_check(
         &self,
-        host_id: &str,
+        host_id: &HostId,
         facts: Option<&Facts>,
         error: Option<&str>,
     ) -> anyhow::Result<()> {

@@ -2,6 +2,7 @@
 //! and card, 35 days of them.
 
 use anyhow::Context;
+use domain::HostId;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -14,7 +15,7 @@ use crate::Db;
 pub const KEEP_SECS: i64 = 35 * 86_400;
 
 /// When the host was last read, if ever.
-pub async fn newest(db: &Db, host_id: &str) -> anyhow::Result<Option<i64>> {
+pub async fn newest(db: &Db, host_id: &HostId) -> anyhow::Result<Option<i64>> {
     sqlx::query_scalar("select max(at) from host_readings where host_id = $1")
         .bind(host_id)
         .fetch_one(&db.pool)
@@ -23,7 +24,7 @@ pub async fn newest(db: &Db, host_id: &str) -> anyhow::Result<Option<i64>> {
 }
 
 /// Per card, the uncorrected error count of the host's newest reading.
-pub async fn newest_uncorrected(db: &Db, host_id: &str) -> anyhow::Result<Option<Vec<i64>>> {
+pub async fn newest_uncorrected(db: &Db, host_id: &HostId) -> anyhow::Result<Option<Vec<i64>>> {
     let Some(at) = newest(db, host_id).await? else {
         return Ok(None);
     };
@@ -41,7 +42,7 @@ pub async fn newest_uncorrected(db: &Db, host_id: &str) -> anyhow::Result<Option
 /// Stores a reading taken at `at` and forgets the host's readings that
 /// are older than [`KEEP_SECS`]. Two replicas reading the host in the same
 /// second store it once.
-pub async fn save(db: &Db, host_id: &str, at: i64, reading: &HostReading) -> anyhow::Result<()> {
+pub async fn save(db: &Db, host_id: &HostId, at: i64, reading: &HostReading) -> anyhow::Result<()> {
     let mut tx = db.begin().await.context("starting a transaction")?;
     for (card, sensors) in reading.cards.iter().enumerate() {
         let count = |counts: &[i64]| counts.get(card).copied().unwrap_or(0);
@@ -79,7 +80,7 @@ pub async fn save(db: &Db, host_id: &str, at: i64, reading: &HostReading) -> any
 /// then, which the customer's telemetry starts from.
 pub async fn between(
     db: &Db,
-    host_id: &str,
+    host_id: &HostId,
     from: i64,
     to: i64,
     step: i64,
@@ -109,7 +110,7 @@ pub async fn between(
     Ok(kept)
 }
 
-async fn nearest(db: &Db, host_id: &str, at: i64) -> anyhow::Result<Vec<Sample>> {
+async fn nearest(db: &Db, host_id: &HostId, at: i64) -> anyhow::Result<Vec<Sample>> {
     let before: Option<i64> =
         sqlx::query_scalar("select max(at) from host_readings where host_id = $1 and at <= $2")
             .bind(host_id)
