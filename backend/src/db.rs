@@ -179,3 +179,87 @@ fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
 pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
+
+/// A newline-separated list column (add-ons, SSH keys), read as its items:
+/// `#[sqlx(try_from = "Lines")]` on a `Vec<String>` field.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct Lines(String);
+
+impl From<Lines> for Vec<String> {
+    fn from(lines: Lines) -> Vec<String> {
+        crate::orders::split_list(&lines.0)
+    }
+}
+
+/// A nullable column of lines (the host keys a server reported): none is
+/// an empty list.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct OptionalLines(Option<String>);
+
+impl From<OptionalLines> for Vec<String> {
+    fn from(lines: OptionalLines) -> Vec<String> {
+        lines
+            .0
+            .map(|l| l.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// A nullable column read only for whether it is set (a sealed secret the
+/// row must not carry further).
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct Present(Option<String>);
+
+impl From<Present> for bool {
+    fn from(value: Present) -> bool {
+        value.0.is_some()
+    }
+}
+
+/// An amount in euro cents, read as `Money`.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct EurCents(i64);
+
+impl From<EurCents> for domain::Money {
+    fn from(cents: EurCents) -> domain::Money {
+        domain::Money::eur(cents.0)
+    }
+}
+
+/// A nullable time column read only for whether it is set (`finished_at`).
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct Stamped(Option<i64>);
+
+impl From<Stamped> for bool {
+    fn from(value: Stamped) -> bool {
+        value.0.is_some()
+    }
+}
+
+/// A 0/1 integer column read as a flag (`is_staff`).
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct Flag(i64);
+
+impl From<Flag> for bool {
+    fn from(value: Flag) -> bool {
+        value.0 == 1
+    }
+}
+
+/// A user's stored language; one this version does not offer reads as
+/// the default rather than locking the user out.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+pub(crate) struct PreferredLang(String);
+
+impl From<PreferredLang> for domain::Lang {
+    fn from(value: PreferredLang) -> domain::Lang {
+        domain::Lang::from_code(&value.0).unwrap_or_default()
+    }
+}

@@ -15,9 +15,10 @@ use crate::Db;
 /// Long jobs renew it as they make progress.
 pub const LEASE_SECS: i64 = 60;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Job {
     pub id: String,
+    #[sqlx(try_from = "String")]
     pub kind: JobKind,
     pub subject_id: String,
     /// Including this one.
@@ -60,6 +61,15 @@ pub enum JobKind {
     StripeSubscription,
     /// Set a new root password through the Fleet (the customer lost theirs).
     RootPassword,
+}
+
+/// How a stored kind is read back (`#[sqlx(try_from = "String")]`).
+impl TryFrom<String> for JobKind {
+    type Error = String;
+
+    fn try_from(kind: String) -> Result<JobKind, String> {
+        JobKind::parse(&kind).ok_or_else(|| format!("a job of unknown kind {kind:?}"))
+    }
 }
 
 impl JobKind {
@@ -152,24 +162,13 @@ pub async fn claim(db: &Db, owner: &str, now: i64) -> anyhow::Result<Option<Job>
          and state = 'queued' and (lease_until is null or lease_until < $3) \
          returning id, kind, subject_id, attempts"
     );
-    let row = sqlx::query(&sql)
+    sqlx::query_as(&sql)
         .bind(owner)
         .bind(now + LEASE_SECS)
         .bind(now)
         .fetch_optional(&db.pool)
         .await
-        .context("claiming a job")?;
-    row.map(|r| -> anyhow::Result<Job> {
-        let kind: String = r.try_get("kind")?;
-        Ok(Job {
-            id: r.try_get("id")?,
-            kind: JobKind::parse(&kind)
-                .with_context(|| format!("a job of unknown kind {kind:?}"))?,
-            subject_id: r.try_get("subject_id")?,
-            attempts: r.try_get("attempts")?,
-        })
-    })
-    .transpose()
+        .context("claiming a job")
 }
 
 /// Extends the lease while a long job makes progress. False if the job is

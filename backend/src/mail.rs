@@ -15,9 +15,10 @@ pub struct Message {
     pub body: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct OutboxEntry {
     pub id: String,
+    #[sqlx(rename = "recipient")]
     pub to: String,
     pub subject: String,
     pub body: String,
@@ -49,7 +50,7 @@ pub async fn outbox(
     recipient: Option<&str>,
     limit: i64,
 ) -> anyhow::Result<Vec<OutboxEntry>> {
-    let rows = sqlx::query(
+    sqlx::query_as(
         "select id, recipient, subject, body, created_at from mail_outbox \
          where ($1 = '' or recipient = $1) order by created_at desc, id desc limit $2",
     )
@@ -57,18 +58,7 @@ pub async fn outbox(
     .bind(limit)
     .fetch_all(&db.pool)
     .await
-    .context("reading the outbox")?;
-    rows.iter()
-        .map(|r| {
-            Ok(OutboxEntry {
-                id: r.try_get("id")?,
-                to: r.try_get("recipient")?,
-                subject: r.try_get("subject")?,
-                body: r.try_get("body")?,
-                created_at: r.try_get("created_at")?,
-            })
-        })
-        .collect()
+    .context("reading the outbox")
 }
 
 /// Claims up to `limit` unsent messages for delivery. A claim lasts a

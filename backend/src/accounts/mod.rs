@@ -13,8 +13,7 @@ use anyhow::Context;
 use domain::Lang;
 use domain::OrganizationId;
 use domain::UserId;
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 pub use password::PasswordProblem;
 
@@ -22,14 +21,17 @@ use crate::audit::{self, Entry};
 use crate::db::new_id;
 use crate::{mail, sessions, Clock, Db};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct User {
     pub id: UserId,
     pub email: String,
     pub name: String,
     pub company: Option<String>,
+    #[sqlx(try_from = "crate::db::PreferredLang")]
     pub lang: Lang,
+    #[sqlx(rename = "email_verified_at", try_from = "crate::db::Stamped")]
     pub verified: bool,
+    #[sqlx(try_from = "crate::db::Flag")]
     pub is_staff: bool,
 }
 
@@ -97,28 +99,12 @@ pub fn normalize_email(raw: &str) -> Result<String, AccountError> {
 
 const USER_COLUMNS: &str = "id, email, name, company, lang, email_verified_at, is_staff";
 
-fn user_from_row(row: &AnyRow) -> anyhow::Result<User> {
-    let lang: String = row.try_get("lang")?;
-    Ok(User {
-        id: row.try_get("id")?,
-        email: row.try_get("email")?,
-        name: row.try_get("name")?,
-        company: row.try_get("company")?,
-        lang: Lang::from_code(&lang).unwrap_or_default(),
-        verified: row
-            .try_get::<Option<i64>, _>("email_verified_at")?
-            .is_some(),
-        is_staff: row.try_get::<i64, _>("is_staff")? == 1,
-    })
-}
-
 pub async fn user_by_id(db: &Db, id: &UserId) -> anyhow::Result<Option<User>> {
-    let row = sqlx::query(&format!("select {USER_COLUMNS} from users where id = $1"))
+    sqlx::query_as(&format!("select {USER_COLUMNS} from users where id = $1"))
         .bind(id)
         .fetch_optional(&db.pool)
         .await
-        .context("loading a user")?;
-    row.as_ref().map(user_from_row).transpose()
+        .context("loading a user")
 }
 
 async fn user_with_hash(db: &Db, email: &str) -> anyhow::Result<Option<(User, String)>> {
@@ -129,7 +115,7 @@ async fn user_with_hash(db: &Db, email: &str) -> anyhow::Result<Option<(User, St
     .fetch_optional(&db.pool)
     .await
     .context("looking up an account")?;
-    row.map(|r| Ok((user_from_row(&r)?, r.try_get("password_hash")?)))
+    row.map(|r| Ok((User::from_row(&r)?, r.try_get("password_hash")?)))
         .transpose()
 }
 
@@ -381,7 +367,7 @@ pub async fn request_reset(
     .await
     .context("looking up the account")?;
     if let Some(row) = row {
-        let user = user_from_row(&row)?;
+        let user = User::from_row(&row).context("reading the user")?;
         let token = tokens::issue(&mut tx, &user.id, tokens::Purpose::Reset, now).await?;
         let link = links.page(user.lang, &format!("/reset?token={token}"));
         mail::queue(

@@ -5,8 +5,8 @@ use domain::OrganizationId;
 use domain::UserId;
 
 use super::{
-    from_row, label, scopes_for, scopes_text, ApiToken, NewToken, TokenError, EXPIRY_DAYS,
-    MAX_LIVE_TOKENS, SECRET_PREFIX, TOKEN_COLUMNS,
+    label, scopes_for, scopes_text, ApiToken, NewToken, TokenError, EXPIRY_DAYS, MAX_LIVE_TOKENS,
+    SECRET_PREFIX, TOKEN_COLUMNS,
 };
 use crate::accounts::tokens::{hash, random_token};
 use crate::db::new_id;
@@ -134,15 +134,14 @@ pub async fn list(
         "select {TOKEN_COLUMNS} from api_tokens t join users u on u.id = t.user_id \
          where t.organization_id = $1 {creator} order by t.created_at desc, t.id desc"
     );
-    let mut query = sqlx::query(&sql).bind(organization_id);
+    let mut query = sqlx::query_as(&sql).bind(organization_id);
     if let Some(user_id) = only_user {
         query = query.bind(user_id);
     }
-    let rows = query
+    query
         .fetch_all(&db.pool)
         .await
-        .context("listing API tokens")?;
-    rows.iter().map(from_row).collect()
+        .context("listing API tokens")
 }
 
 /// Revokes a token of the organization: its creator may, and (with

@@ -12,7 +12,6 @@ mod manage;
 use anyhow::Context;
 use domain::OrganizationId;
 use domain::UserId;
-use sqlx::Row;
 
 pub use crate::organizations::Role;
 pub use authenticate::{authenticate, Authenticated, Refused};
@@ -32,15 +31,17 @@ pub fn scopes_for(role: Role) -> &'static [Scope] {
 }
 
 /// A token as its organization's members see it (never its secret).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct ApiToken {
     pub id: String,
     pub organization_id: OrganizationId,
     pub user_id: UserId,
+    #[sqlx(rename = "email")]
     pub creator_email: String,
     pub name: String,
     /// The first 8 hex characters of the secret's random part.
     pub prefix: String,
+    #[sqlx(try_from = "StoredScopes")]
     pub scopes: Vec<Scope>,
     pub created_at: i64,
     pub expires_at: Option<i64>,
@@ -119,22 +120,17 @@ fn parse_scopes(text: &str) -> anyhow::Result<Vec<Scope>> {
 const TOKEN_COLUMNS: &str = "t.id, t.organization_id, t.user_id, u.email, t.name, t.prefix, \
      t.scopes, t.created_at, t.expires_at, t.revoked_at, t.last_used_at, t.last_used_ip";
 
-fn from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<ApiToken> {
-    let scopes: String = r.try_get("scopes")?;
-    Ok(ApiToken {
-        id: r.try_get("id")?,
-        organization_id: r.try_get("organization_id")?,
-        user_id: r.try_get("user_id")?,
-        creator_email: r.try_get("email")?,
-        name: r.try_get("name")?,
-        prefix: r.try_get("prefix")?,
-        scopes: parse_scopes(&scopes)?,
-        created_at: r.try_get("created_at")?,
-        expires_at: r.try_get("expires_at")?,
-        revoked_at: r.try_get("revoked_at")?,
-        last_used_at: r.try_get("last_used_at")?,
-        last_used_ip: r.try_get("last_used_ip")?,
-    })
+/// The `scopes` column: names separated by spaces.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+struct StoredScopes(String);
+
+impl TryFrom<StoredScopes> for Vec<Scope> {
+    type Error = anyhow::Error;
+
+    fn try_from(stored: StoredScopes) -> anyhow::Result<Vec<Scope>> {
+        parse_scopes(&stored.0)
+    }
 }
 
 /// How the audit log names a token: its name and visible prefix.

@@ -87,7 +87,7 @@ pub async fn open_invoices(db: &Db) -> anyhow::Result<Vec<(super::invoices::Invo
     .iter()
     .map(|r| {
         Ok((
-            super::invoices::Invoice::from_row(r)?,
+            <super::invoices::Invoice as sqlx::FromRow<_>>::from_row(r)?,
             r.try_get("customer")?,
         ))
     })

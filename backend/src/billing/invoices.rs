@@ -8,12 +8,11 @@ use domain::invoice::InvoiceStatus;
 use domain::InvoiceId;
 use domain::{Money, VatTreatment};
 use domain::{OrganizationId, ServerId};
-use sqlx::any::AnyRow;
-use sqlx::Row;
 
+use crate::db::EurCents;
 use crate::Db;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Invoice {
     pub id: InvoiceId,
     pub organization_id: OrganizationId,
@@ -24,11 +23,17 @@ pub struct Invoice {
     pub issued_at: i64,
     pub due_at: i64,
     pub paid_at: Option<i64>,
+    #[sqlx(rename = "subtotal_cents", try_from = "EurCents")]
     pub subtotal: Money,
+    #[sqlx(flatten, try_from = "StoredVat")]
     pub vat_treatment: VatTreatment,
+    #[sqlx(rename = "vat_cents", try_from = "EurCents")]
     pub vat: Money,
+    #[sqlx(rename = "total_cents", try_from = "EurCents")]
     pub total: Money,
+    #[sqlx(rename = "credit_cents", try_from = "EurCents")]
     pub credit: Money,
+    #[sqlx(rename = "amount_due_cents", try_from = "EurCents")]
     pub amount_due: Money,
     pub customer_name: String,
     pub customer_address: String,
@@ -40,7 +45,7 @@ pub struct Invoice {
     pub pdf_url: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct InvoiceLine {
     pub kind: String,
     pub description_zh: String,
@@ -50,7 +55,24 @@ pub struct InvoiceLine {
     pub site_code: Option<String>,
     pub period_start: i64,
     pub period_end: i64,
+    #[sqlx(rename = "amount_cents", try_from = "EurCents")]
     pub amount: Money,
+}
+
+/// How VAT was treated, stored as a kind and a rate.
+#[derive(sqlx::FromRow)]
+struct StoredVat {
+    vat_treatment: String,
+    vat_rate_bp: i64,
+}
+
+impl TryFrom<StoredVat> for VatTreatment {
+    type Error = String;
+
+    fn try_from(stored: StoredVat) -> Result<VatTreatment, String> {
+        VatTreatment::from_stored(&stored.vat_treatment, stored.vat_rate_bp)
+            .ok_or_else(|| format!("stored VAT treatment {:?}", stored.vat_treatment))
+    }
 }
 
 pub(crate) const COLUMNS: &str = "id, organization_id, number, status, period_start, period_end, \
@@ -59,38 +81,6 @@ pub(crate) const COLUMNS: &str = "id, organization_id, number, status, period_st
     customer_vat_id, billing_method, payment_reference, hosted_url, pdf_url";
 
 impl Invoice {
-    pub(crate) fn from_row(r: &AnyRow) -> anyhow::Result<Invoice> {
-        let kind: String = r.try_get("vat_treatment")?;
-        let rate: i64 = r.try_get("vat_rate_bp")?;
-        let eur = |col: &str| -> anyhow::Result<Money> { Ok(Money::eur(r.try_get(col)?)) };
-        Ok(Invoice {
-            id: r.try_get("id")?,
-            organization_id: r.try_get("organization_id")?,
-            number: r.try_get("number")?,
-            status: r.try_get("status")?,
-            period_start: r.try_get("period_start")?,
-            period_end: r.try_get("period_end")?,
-            issued_at: r.try_get("issued_at")?,
-            due_at: r.try_get("due_at")?,
-            paid_at: r.try_get("paid_at")?,
-            subtotal: eur("subtotal_cents")?,
-            vat_treatment: VatTreatment::from_stored(&kind, rate)
-                .with_context(|| format!("stored VAT treatment {kind:?}"))?,
-            vat: eur("vat_cents")?,
-            total: eur("total_cents")?,
-            credit: eur("credit_cents")?,
-            amount_due: eur("amount_due_cents")?,
-            customer_name: r.try_get("customer_name")?,
-            customer_address: r.try_get("customer_address")?,
-            customer_country: r.try_get("customer_country")?,
-            customer_vat_id: r.try_get("customer_vat_id")?,
-            billing_method: r.try_get("billing_method")?,
-            payment_reference: r.try_get("payment_reference")?,
-            hosted_url: r.try_get("hosted_url")?,
-            pdf_url: r.try_get("pdf_url")?,
-        })
-    }
-
     /// What is left to pay now: the amount due while the invoice is open,
     /// nothing once it is paid, void or written off. (`amount_due` keeps
     /// what the invoice asked for, which a paid invoice was paid.)
@@ -134,7 +124,7 @@ pub async fn list(
     filter: &InvoiceFilter,
 ) -> anyhow::Result<Vec<Invoice>> {
     let (from, to) = month_bounds(&filter.month).unwrap_or((i64::MIN / 2, i64::MAX / 2));
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from invoices where ($1 = '' or organization_id = $1) \
          and status <> 'draft' and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
          order by issued_at desc, id desc limit 1000"
@@ -145,10 +135,7 @@ pub async fn list(
     .bind(to)
     .fetch_all(&db.pool)
     .await
-    .context("listing invoices")?
-    .iter()
-    .map(Invoice::from_row)
-    .collect()
+    .context("listing invoices")
 }
 
 /// One invoice of an organization (`None` for anyone else's) with its lines.
@@ -158,7 +145,7 @@ pub async fn get(
     organization_id: Option<&OrganizationId>,
     id: &InvoiceId,
 ) -> anyhow::Result<Option<(Invoice, Vec<InvoiceLine>)>> {
-    let row = sqlx::query(&format!(
+    let invoice: Option<Invoice> = sqlx::query_as(&format!(
         "select {COLUMNS} from invoices where id = $1 and ($2 = '' or organization_id = $2) \
          and status <> 'draft'"
     ))
@@ -167,33 +154,17 @@ pub async fn get(
     .fetch_optional(&db.pool)
     .await
     .context("reading the invoice")?;
-    let Some(row) = row else {
+    let Some(invoice) = invoice else {
         return Ok(None);
     };
-    let invoice = Invoice::from_row(&row)?;
-    let lines = sqlx::query(
+    let lines = sqlx::query_as(
         "select kind, description_zh, description_en, server_id, plan_id, site_code, period_start, \
          period_end, amount_cents from invoice_lines where invoice_id = $1 order by position",
     )
     .bind(id)
     .fetch_all(&db.pool)
     .await
-    .context("reading invoice lines")?
-    .iter()
-    .map(|r| -> anyhow::Result<InvoiceLine> {
-        Ok(InvoiceLine {
-            kind: r.try_get("kind")?,
-            description_zh: r.try_get("description_zh")?,
-            description_en: r.try_get("description_en")?,
-            server_id: r.try_get("server_id")?,
-            plan_id: r.try_get("plan_id")?,
-            site_code: r.try_get("site_code")?,
-            period_start: r.try_get("period_start")?,
-            period_end: r.try_get("period_end")?,
-            amount: Money::eur(r.try_get("amount_cents")?),
-        })
-    })
-    .collect::<anyhow::Result<_>>()?;
+    .context("reading invoice lines")?;
     Ok(Some((invoice, lines)))
 }
 

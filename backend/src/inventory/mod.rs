@@ -137,12 +137,13 @@ pub async fn rack_hosts(
 
 /// The host called `name`, if there is one.
 pub async fn host(db: &Db, name: &str) -> Result<Option<Host>, InventoryError> {
-    let row = sqlx::query(&format!("select {HOST_COLUMNS} from hosts where name = $1"))
-        .bind(name)
-        .fetch_optional(&db.pool)
-        .await
-        .context("reading a host")?;
-    Ok(row.as_ref().map(Host::from_row).transpose()?)
+    Ok(
+        sqlx::query_as(&format!("select {HOST_COLUMNS} from hosts where name = $1"))
+            .bind(name)
+            .fetch_optional(&db.pool)
+            .await
+            .context("reading a host")?,
+    )
 }
 
 pub async fn list_hosts(db: &Db, filter: &HostFilter) -> Result<Vec<Host>, InventoryError> {
@@ -151,17 +152,13 @@ pub async fn list_hosts(db: &Db, filter: &HostFilter) -> Result<Vec<Host>, Inven
          where ($1 = '' or site_code = $1) and ($2 = '' or plan_id = $2) and ($3 = '' or state = $3) \
          order by site_code, plan_id, name"
     );
-    let rows = sqlx::query(&sql)
+    Ok(sqlx::query_as(&sql)
         .bind(filter.site.as_ref().map_or("", |s| s.as_str()))
         .bind(filter.plan.as_ref().map_or("", |p| p.as_str()))
         .bind(filter.state.map_or("", HostState::as_str))
         .fetch_all(&db.pool)
         .await
-        .context("listing hosts")?;
-    Ok(rows
-        .iter()
-        .map(Host::from_row)
-        .collect::<anyhow::Result<_>>()?)
+        .context("listing hosts")?)
 }
 
 /// An operator puts a host in service, takes it out for maintenance, or marks
@@ -197,7 +194,7 @@ pub async fn set_state(
     let now = clock.now();
     // Conditional on the state just read: a concurrent change makes this
     // update match nothing instead of overwriting it.
-    let row = sqlx::query(&format!(
+    let host: Host = sqlx::query_as(&format!(
         "update hosts set state = $1, hold_expires_at = null, updated_at = $2 \
          where name = $3 and state = $4 returning {HOST_COLUMNS}"
     ))
@@ -209,7 +206,6 @@ pub async fn set_state(
     .await
     .context("changing the host state")?
     .ok_or(InventoryError::Transition { from, to })?;
-    let host = Host::from_row(&row)?;
     record_event(&mut tx, &host.id, Some(from), to, actor, reason, now).await?;
     if to == HostState::Failed && from == HostState::Allocated {
         // A customer's server was on it: down from now, rebuilt elsewhere.

@@ -5,7 +5,7 @@ use domain::server::EventKind;
 use domain::HostId;
 use domain::OrderId;
 use domain::ServerId;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, FromRow, Row, Transaction};
 
 use super::{get_any, holds, Order, ORDER_COLUMNS};
 use crate::db::new_id;

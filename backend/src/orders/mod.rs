@@ -12,8 +12,7 @@ pub mod pricing;
 use anyhow::Context;
 use domain::OrderId;
 use domain::UserId;
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use crate::{Clock, Db};
 pub use domain::order::OrderState;
@@ -87,7 +86,7 @@ pub enum OrderError {
     Db(#[from] anyhow::Error),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Order {
     pub id: OrderId,
     pub organization_id: OrganizationId,
@@ -97,6 +96,7 @@ pub struct Order {
     pub site_code: SiteCode,
     pub server_name: String,
     pub os_image: String,
+    #[sqlx(try_from = "crate::db::Lines")]
     pub addons: Vec<String>,
     pub billing_method: String,
     pub billing_country: String,
@@ -117,36 +117,6 @@ const ORDER_COLUMNS: &str = "o.id, o.organization_id, o.user_id, u.email as plac
     o.site_code, o.server_name, o.os_image, o.addons, o.billing_method, o.billing_country, \
     o.plan_cents, o.addons_cents, o.vat_rate_bp, o.vat_cents, o.total_cents, o.currency, o.state, \
     o.hold_expires_at, o.server_id, o.failure, o.created_at";
-
-impl Order {
-    fn from_row(r: &AnyRow) -> anyhow::Result<Order> {
-        let addons: String = r.try_get("addons")?;
-        Ok(Order {
-            id: r.try_get("id")?,
-            organization_id: r.try_get("organization_id")?,
-            user_id: r.try_get("user_id")?,
-            placed_by: r.try_get("placed_by")?,
-            plan_id: r.try_get("plan_id")?,
-            site_code: r.try_get("site_code")?,
-            server_name: r.try_get("server_name")?,
-            os_image: r.try_get("os_image")?,
-            addons: split_list(&addons),
-            billing_method: r.try_get("billing_method")?,
-            billing_country: r.try_get("billing_country")?,
-            plan_cents: r.try_get("plan_cents")?,
-            addons_cents: r.try_get("addons_cents")?,
-            vat_rate_bp: r.try_get("vat_rate_bp")?,
-            vat_cents: r.try_get("vat_cents")?,
-            total_cents: r.try_get("total_cents")?,
-            currency: r.try_get("currency")?,
-            state: r.try_get("state")?,
-            hold_expires_at: r.try_get("hold_expires_at")?,
-            server_id: r.try_get("server_id")?,
-            failure: r.try_get("failure")?,
-            created_at: r.try_get("created_at")?,
-        })
-    }
-}
 
 pub(crate) fn split_list(raw: &str) -> Vec<String> {
     raw.split('\n')
@@ -190,16 +160,13 @@ pub async fn sites_with_stock(db: &Db, clock: &Clock, plan: &str) -> anyhow::Res
 }
 
 pub async fn get_any(db: &Db, order_id: &OrderId) -> anyhow::Result<Option<Order>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {ORDER_COLUMNS} from orders o join users u on u.id = o.user_id where o.id = $1"
     ))
     .bind(order_id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the order")?
-    .as_ref()
-    .map(Order::from_row)
-    .transpose()
+    .context("reading the order")
 }
 
 /// One order of an organization; `None` for anyone else's.
@@ -220,7 +187,7 @@ pub async fn list(
     organization_id: &OrganizationId,
     placed_by: Option<&str>,
 ) -> anyhow::Result<Vec<Order>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {ORDER_COLUMNS} from orders o join users u on u.id = o.user_id \
          where o.organization_id = $1 and ($2 = '' or o.user_id = $2) \
          order by o.created_at desc, o.id desc limit 500"
@@ -229,10 +196,7 @@ pub async fn list(
     .bind(placed_by.unwrap_or(""))
     .fetch_all(&db.pool)
     .await
-    .context("listing orders")?
-    .iter()
-    .map(Order::from_row)
-    .collect()
+    .context("listing orders")
 }
 
 /// Every organization's orders, newest first, for staff.

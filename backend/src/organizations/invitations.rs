@@ -7,7 +7,7 @@
 use anyhow::Context;
 use domain::Lang;
 use domain::OrganizationId;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Transaction};
 
 use super::{mail_texts, Membership, OrgError, Role};
 use crate::accounts::{normalize_email, tokens, Links};
@@ -25,7 +25,7 @@ pub const RESENDS: Limit = Limit {
     window: 3600,
 };
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Invitation {
     pub id: String,
     pub email: String,
@@ -236,7 +236,7 @@ async fn pending_one(
     invitation_id: &str,
     now: i64,
 ) -> anyhow::Result<Option<Invitation>> {
-    let row = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select id, email, role, expires_at from invitations \
          where organization_id = $1 and {PENDING} and id = $3"
     ))
@@ -245,8 +245,7 @@ async fn pending_one(
     .bind(invitation_id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the invitation")?;
-    row.as_ref().map(invitation_from_row).transpose()
+    .context("reading the invitation")
 }
 
 /// Invitations not yet accepted, withdrawn or expired.
@@ -255,7 +254,7 @@ pub async fn pending(
     clock: &Clock,
     organization_id: &OrganizationId,
 ) -> anyhow::Result<Vec<Invitation>> {
-    let rows = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select id, email, role, expires_at from invitations \
          where organization_id = $1 and {PENDING} order by created_at"
     ))
@@ -263,15 +262,5 @@ pub async fn pending(
     .bind(clock.now())
     .fetch_all(&db.pool)
     .await
-    .context("listing invitations")?;
-    rows.iter().map(invitation_from_row).collect()
-}
-
-fn invitation_from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<Invitation> {
-    Ok(Invitation {
-        id: r.try_get("id")?,
-        email: r.try_get("email")?,
-        role: Role::parse(&r.try_get::<String, _>("role")?).context("role")?,
-        expires_at: r.try_get("expires_at")?,
-    })
+    .context("listing invitations")
 }

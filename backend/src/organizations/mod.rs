@@ -11,17 +11,17 @@ pub mod members;
 use anyhow::Context;
 use domain::OrganizationId;
 use domain::UserId;
-use sqlx::Row;
 
 use crate::Db;
 
 pub use domain::Role;
 
 /// A user's place in one organization: who acts, where, as what.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Membership {
     pub user_id: UserId,
     pub organization_id: OrganizationId,
+    #[sqlx(rename = "name")]
     pub organization_name: String,
     pub role: Role,
 }
@@ -60,20 +60,10 @@ const MEMBERSHIP_SQL: &str =
     "select m.user_id, m.organization_id, o.name, m.role from memberships m \
      join organizations o on o.id = m.organization_id";
 
-fn membership_from_row(r: &sqlx::any::AnyRow) -> anyhow::Result<Membership> {
-    let role: String = r.try_get("role")?;
-    Ok(Membership {
-        user_id: r.try_get("user_id")?,
-        organization_id: r.try_get("organization_id")?,
-        organization_name: r.try_get("name")?,
-        role: Role::parse(&role).with_context(|| format!("stored role {role:?}"))?,
-    })
-}
-
 /// Every organization a user belongs to: the one they last chose first,
 /// then oldest first.
 pub async fn memberships_of(db: &Db, user_id: &UserId) -> anyhow::Result<Vec<Membership>> {
-    let rows = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "{MEMBERSHIP_SQL} join users u on u.id = m.user_id where m.user_id = $1 \
          order by case when m.organization_id = u.last_organization_id then 0 else 1 end, \
          m.created_at, m.organization_id"
@@ -81,8 +71,7 @@ pub async fn memberships_of(db: &Db, user_id: &UserId) -> anyhow::Result<Vec<Mem
     .bind(user_id)
     .fetch_all(&db.pool)
     .await
-    .context("loading memberships")?;
-    rows.iter().map(membership_from_row).collect()
+    .context("loading memberships")
 }
 
 /// The user's membership in one organization, if any.
@@ -91,15 +80,14 @@ pub async fn membership_in(
     user_id: &UserId,
     organization_id: &OrganizationId,
 ) -> anyhow::Result<Option<Membership>> {
-    let row = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "{MEMBERSHIP_SQL} where m.user_id = $1 and m.organization_id = $2"
     ))
     .bind(user_id)
     .bind(organization_id)
     .fetch_optional(&db.pool)
     .await
-    .context("loading a membership")?;
-    row.as_ref().map(membership_from_row).transpose()
+    .context("loading a membership")
 }
 
 /// Remembers the organization a user chose as where they land when they

@@ -24,18 +24,17 @@ pub use state::{ServerState, SnapshotState, Step};
 use anyhow::Context;
 use domain::OrderId;
 use domain::UserId;
-use sqlx::any::AnyRow;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Transaction};
 
-use crate::db::new_id;
+use crate::db::{new_id, Lines, OptionalLines, Present};
 use crate::fleet::PowerAction;
-use crate::orders::split_list;
+
 use crate::sealing::Sealer;
 use crate::{audit, jobs, Clock, Db};
 use domain::server::EventKind;
 use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Server {
     pub id: ServerId,
     pub organization_id: OrganizationId,
@@ -48,12 +47,15 @@ pub struct Server {
     pub progress: i64,
     pub step: Step,
     pub os_image: String,
+    #[sqlx(try_from = "Lines")]
     pub addons: Vec<String>,
     /// OpenSSH public keys installed.
+    #[sqlx(try_from = "Lines")]
     pub ssh_keys: Vec<String>,
     pub ipv4: Option<String>,
     pub ipv6: Option<String>,
     /// A root password is waiting to be shown once.
+    #[sqlx(rename = "root_secret", try_from = "Present")]
     pub has_secret: bool,
     pub term_start: Option<i64>,
     pub renews_at: Option<i64>,
@@ -66,6 +68,7 @@ pub struct Server {
     /// Paid through Stripe: its subscription.
     pub stripe_subscription_id: Option<String>,
     /// The SSH host keys the installed system reported (OpenSSH lines).
+    #[sqlx(try_from = "OptionalLines")]
     pub host_keys: Vec<String>,
     /// Stripe's `billing_cycle_anchor`: its periods, and so the term ends,
     /// are counted from it (not from when the server first ran).
@@ -105,44 +108,9 @@ impl Server {
             _ => Vec::new(),
         }
     }
-
-    fn from_row(r: &AnyRow) -> anyhow::Result<Server> {
-        let addons: String = r.try_get("addons")?;
-        let keys: String = r.try_get("ssh_keys")?;
-        Ok(Server {
-            id: r.try_get("id")?,
-            organization_id: r.try_get("organization_id")?,
-            order_id: r.try_get("order_id")?,
-            name: r.try_get("name")?,
-            plan_id: r.try_get("plan_id")?,
-            site_code: r.try_get("site_code")?,
-            host_name: r.try_get("host_name")?,
-            state: r.try_get("state")?,
-            progress: r.try_get("progress")?,
-            step: r.try_get("step")?,
-            os_image: r.try_get("os_image")?,
-            addons: split_list(&addons),
-            ssh_keys: split_list(&keys),
-            ipv4: r.try_get("ipv4")?,
-            ipv6: r.try_get("ipv6")?,
-            has_secret: r.try_get::<Option<String>, _>("root_secret")?.is_some(),
-            term_start: r.try_get("term_start")?,
-            renews_at: r.try_get("renews_at")?,
-            created_at: r.try_get("created_at")?,
-            updated_at: r.try_get("updated_at")?,
-            cancel_at: r.try_get("cancel_at")?,
-            cancelled_at: r.try_get("cancelled_at")?,
-            stripe_subscription_id: r.try_get("stripe_subscription_id")?,
-            billing_anchor: r.try_get("billing_anchor")?,
-            host_keys: r
-                .try_get::<Option<String>, _>("host_keys")?
-                .map(|k| k.lines().map(str::to_owned).collect())
-                .unwrap_or_default(),
-        })
-    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct ServerEvent {
     pub at: i64,
     pub kind: EventKind,
@@ -162,7 +130,7 @@ pub enum ServerError {
 }
 
 pub async fn list(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<Vec<Server>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
          where s.organization_id = $1 and s.state <> 'failed' and s.cancelled_at is null \
          order by s.created_at desc, s.id desc"
@@ -170,10 +138,7 @@ pub async fn list(db: &Db, organization_id: &OrganizationId) -> anyhow::Result<V
     .bind(organization_id)
     .fetch_all(&db.pool)
     .await
-    .context("listing servers")?
-    .iter()
-    .map(Server::from_row)
-    .collect()
+    .context("listing servers")
 }
 
 /// A server of the organization; `None` for anyone else's.
@@ -182,7 +147,7 @@ pub async fn get(
     organization_id: &OrganizationId,
     id: &ServerId,
 ) -> anyhow::Result<Option<Server>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id \
          where s.id = $1 and s.organization_id = $2"
     ))
@@ -190,28 +155,22 @@ pub async fn get(
     .bind(organization_id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the server")?
-    .as_ref()
-    .map(Server::from_row)
-    .transpose()
+    .context("reading the server")
 }
 
 pub(crate) async fn get_any(db: &Db, id: &ServerId) -> anyhow::Result<Option<Server>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from servers s left join hosts h on h.id = s.host_id where s.id = $1"
     ))
     .bind(id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the server")?
-    .as_ref()
-    .map(Server::from_row)
-    .transpose()
+    .context("reading the server")
 }
 
 /// The latest events of a server, newest first.
 pub async fn events(db: &Db, server_id: &ServerId, limit: i64) -> anyhow::Result<Vec<ServerEvent>> {
-    sqlx::query(
+    sqlx::query_as(
         "select at, kind, detail from server_events where server_id = $1 \
          order by at desc, id desc limit $2",
     )
@@ -219,16 +178,7 @@ pub async fn events(db: &Db, server_id: &ServerId, limit: i64) -> anyhow::Result
     .bind(limit)
     .fetch_all(&db.pool)
     .await
-    .context("reading server events")?
-    .iter()
-    .map(|r| {
-        Ok(ServerEvent {
-            at: r.try_get("at")?,
-            kind: r.try_get("kind")?,
-            detail: r.try_get("detail")?,
-        })
-    })
-    .collect()
+    .context("reading server events")
 }
 
 /// Adds to the server's history, which its page shows; the kinds in

@@ -92,7 +92,7 @@ pub enum SupportError {
     Db(#[from] anyhow::Error),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct RequestSummary {
     pub id: String,
     /// "SR-" and 6 characters, shown to people.
@@ -119,12 +119,13 @@ pub struct RequestSummary {
     pub lang: Lang,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Message {
     pub id: String,
     pub author_name: String,
     /// `customer`, `staff` or `system`.
     pub author_kind: AuthorKind,
+    #[sqlx(try_from = "crate::db::Flag")]
     pub internal: bool,
     pub body: String,
     pub created_at: i64,

@@ -6,9 +6,9 @@ use anyhow::Context;
 use domain::OrganizationId;
 use domain::Role;
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
-use super::{Category, Message, QueueFilter, RequestSummary, ScalingPlan, State, Thread};
+use super::{Category, QueueFilter, RequestSummary, ScalingPlan, State, Thread};
 use crate::{Clock, Db};
 
 const SUMMARY: &str = "select r.id, r.reference, r.organization_id, o.name as organization_name, \
@@ -20,30 +20,6 @@ const SUMMARY: &str = "select r.id, r.reference, r.organization_id, o.name as or
     left join servers s on s.id = r.server_id \
     left join users u on u.id = r.opened_by \
     left join users a on a.id = r.assigned_to";
-
-fn summary(r: &AnyRow) -> anyhow::Result<RequestSummary> {
-    Ok(RequestSummary {
-        id: r.try_get("id")?,
-        reference: r.try_get("reference")?,
-        organization_id: r.try_get("organization_id")?,
-        organization_name: r.try_get("organization_name")?,
-        category: r.try_get("category")?,
-        subject: r.try_get("subject")?,
-        state: r.try_get("state")?,
-        server_id: r.try_get("server_id")?,
-        server_name: r.try_get("server_name")?,
-        site_code: r.try_get("site_code")?,
-        opened_by_email: r.try_get("opened_by_email")?,
-        assigned_to: r.try_get("assigned_to")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        waiting_since: r.try_get("waiting_since")?,
-        first_response_at: r.try_get("first_response_at")?,
-        closed_at: r.try_get("closed_at")?,
-        closed_by: r.try_get("closed_by")?,
-        lang: r.try_get("lang")?,
-    })
-}
 
 /// The scaling-out answers, for a scaling request that has any.
 fn scaling(r: &AnyRow) -> anyhow::Result<Option<ScalingPlan>> {
@@ -66,7 +42,7 @@ pub async fn list_for_member(
     organization_id: &OrganizationId,
     role: Role,
 ) -> anyhow::Result<Vec<RequestSummary>> {
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "{SUMMARY} where r.organization_id = $1 and r.category in ({}) \
          order by r.updated_at desc, r.id desc",
         super::sql_list(role)
@@ -74,10 +50,7 @@ pub async fn list_for_member(
     .bind(organization_id)
     .fetch_all(&db.pool)
     .await
-    .context("listing support requests")?
-    .iter()
-    .map(summary)
-    .collect()
+    .context("listing support requests")
 }
 
 /// A request of the organization in a category `role` sees, with the
@@ -117,8 +90,8 @@ pub async fn thread_for_staff(db: &Db, id: &str) -> anyhow::Result<Option<Thread
 }
 
 async fn thread(db: &Db, row: &AnyRow, with_internal: bool) -> anyhow::Result<Thread> {
-    let request = summary(row)?;
-    let messages = sqlx::query(
+    let request = RequestSummary::from_row(row)?;
+    let messages = sqlx::query_as(
         "select id, author_name, author_kind, internal, body, created_at from support_messages \
          where request_id = $1 and (internal = 0 or $2 = 1) order by created_at, id",
     )
@@ -126,19 +99,7 @@ async fn thread(db: &Db, row: &AnyRow, with_internal: bool) -> anyhow::Result<Th
     .bind(i64::from(with_internal))
     .fetch_all(&db.pool)
     .await
-    .context("reading support messages")?
-    .iter()
-    .map(|r| {
-        Ok(Message {
-            id: r.try_get("id")?,
-            author_name: r.try_get("author_name")?,
-            author_kind: r.try_get("author_kind")?,
-            internal: r.try_get::<i64, _>("internal")? == 1,
-            body: r.try_get("body")?,
-            created_at: r.try_get("created_at")?,
-        })
-    })
-    .collect::<anyhow::Result<Vec<_>>>()?;
+    .context("reading support messages")?;
     Ok(Thread {
         scaling: scaling(row)?,
         request,
@@ -158,7 +119,7 @@ pub async fn queue(
         Some(hours) => clock.now() - hours.max(0) * 3600,
         None => i64::MAX,
     };
-    sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "{SUMMARY} where (($1 = '' and r.state <> 'closed') or r.state = $1) \
          and ($2 = '' or r.category = $2) and ($3 = '' or s.site_code = $3) \
          and r.turn_since <= $4 \
@@ -171,10 +132,7 @@ pub async fn queue(
     .bind(cutoff)
     .fetch_all(&db.pool)
     .await
-    .context("reading the support queue")?
-    .iter()
-    .map(summary)
-    .collect()
+    .context("reading the support queue")
 }
 
 /// Staff a request can be assigned to: (email, name), by name.

@@ -17,7 +17,7 @@
 use anyhow::Context;
 use domain::HostId;
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use crate::accounts::tokens;
 use crate::db::new_id;
@@ -105,6 +105,15 @@ pub struct Seed {
     pub report_key: String,
 }
 
+/// How a stored phase is read back (`#[sqlx(try_from = "String")]`).
+impl TryFrom<String> for Phase {
+    type Error = String;
+
+    fn try_from(raw: String) -> Result<Phase, String> {
+        Phase::parse(&raw).ok_or_else(|| format!("stored boot phase {raw:?}"))
+    }
+}
+
 /// A boot just started: its id (in the seed and report URLs) and the
 /// media token (in the media URL), which is never stored.
 #[derive(Debug)]
@@ -114,47 +123,33 @@ pub struct Started {
 }
 
 /// One boot as the Fleet follows it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Boot {
     pub id: String,
     pub purpose: String,
     pub image: String,
+    #[sqlx(try_from = "String")]
     pub phase: Phase,
     pub ipv4: Option<String>,
     pub ipv6: Option<String>,
     pub message: Option<String>,
     pub deadline: i64,
+    #[sqlx(rename = "finished_at", try_from = "crate::db::Stamped")]
     pub finished: bool,
 }
 
 const COLUMNS: &str = "id, purpose, image, phase, ipv4, ipv6, message, deadline, finished_at";
 
-fn from_row(row: &sqlx::any::AnyRow) -> anyhow::Result<Boot> {
-    let phase: String = row.try_get("phase")?;
-    Ok(Boot {
-        id: row.try_get("id")?,
-        purpose: row.try_get("purpose")?,
-        image: row.try_get("image")?,
-        phase: Phase::parse(&phase).context("stored boot phase")?,
-        ipv4: row.try_get("ipv4")?,
-        ipv6: row.try_get("ipv6")?,
-        message: row.try_get("message")?,
-        deadline: row.try_get("deadline")?,
-        finished: row.try_get::<Option<i64>, _>("finished_at")?.is_some(),
-    })
-}
-
 /// The host's newest boot, of any purpose.
 pub(super) async fn latest(db: &Db, host_id: &HostId) -> anyhow::Result<Option<Boot>> {
-    let row = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from fleet_boots where host_id = $1 \
          order by started_at desc, id desc limit 1"
     ))
     .bind(host_id)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the host's boot")?;
-    row.as_ref().map(from_row).transpose()
+    .context("reading the host's boot")
 }
 
 /// The newest boot of one install (its installer may have finished before
@@ -164,7 +159,7 @@ pub(super) async fn of_install(
     host_id: &HostId,
     install_key: &str,
 ) -> anyhow::Result<Option<Boot>> {
-    let row = sqlx::query(&format!(
+    sqlx::query_as(&format!(
         "select {COLUMNS} from fleet_boots where host_id = $1 and install_key = $2 \
          order by started_at desc, id desc limit 1"
     ))
@@ -172,8 +167,7 @@ pub(super) async fn of_install(
     .bind(install_key)
     .fetch_optional(&db.pool)
     .await
-    .context("reading the install's boot")?;
-    row.as_ref().map(from_row).transpose()
+    .context("reading the install's boot")
 }
 
 /// The SSH host keys the install's boot reported (its `keys` phase).
@@ -302,7 +296,7 @@ pub async fn media_by_token(
     let Some(sealed) = row.try_get::<Option<String>, _>("sealed_seed_secret")? else {
         return Ok(None);
     };
-    Ok(Some((from_row(&row)?, sealer.open(&sealed)?)))
+    Ok(Some((Boot::from_row(&row)?, sealer.open(&sealed)?)))
 }
 
 fn is_token(token: &str) -> bool {
@@ -334,7 +328,7 @@ async fn live(db: &Db, boot_id: &str, now: i64) -> anyhow::Result<Option<Live>> 
     .context("reading a boot")?;
     let Some(row) = row else { return Ok(None) };
     Ok(Some(Live {
-        boot: from_row(&row)?,
+        boot: Boot::from_row(&row)?,
         host_id: row.try_get("host_id")?,
         sealed_seed: row.try_get("sealed_seed")?,
         seed_secret_hash: row.try_get("seed_secret_hash")?,
