@@ -43,6 +43,20 @@ pub struct SshKey {
 pub struct NotAKey;
 
 /// Parses one `ssh-ed25519 AAAA… comment` line.
+/// (type, fingerprint) of each host key a server reported, as `ssh`
+/// shows them on a first login (`ED25519 key fingerprint is SHA256:…`).
+/// Lines that are not keys are left out.
+pub fn host_key_fingerprints(keys: &[String]) -> Vec<(String, String)> {
+    keys.iter()
+        .filter_map(|k| parse(k).ok())
+        .map(|k| {
+            let kind = k.openssh.split(' ').next().unwrap_or_default();
+            let kind = kind.strip_prefix("ssh-").unwrap_or(kind).to_uppercase();
+            (kind, k.fingerprint)
+        })
+        .collect()
+}
+
 pub fn parse(text: &str) -> Result<PublicKey, NotAKey> {
     let mut fields = text.split_whitespace();
     let algorithm = fields.next().ok_or(NotAKey)?;

@@ -32,6 +32,27 @@ pub struct InvoiceRow {
     pub customer: String,
 }
 
+#[cfg(feature = "ssr")]
+impl InvoiceRow {
+    /// An invoice as the billing list and its page show it, on `now`.
+    pub fn new(i: &backend::billing::invoices::Invoice, now: i64) -> InvoiceRow {
+        InvoiceRow {
+            id: i.id.clone(),
+            number: i.number.clone().unwrap_or_default(),
+            status: i.status,
+            overdue: i.overdue(now),
+            issued_at: i.issued_at,
+            due_at: i.due_at,
+            period_start: i.period_start,
+            period_end: i.period_end,
+            total: i.total,
+            amount_due: i.outstanding(),
+            paid_at: i.paid_at,
+            customer: i.customer_name.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct BillingView {
     pub profile: ProfileValues,

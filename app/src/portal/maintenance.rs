@@ -24,6 +24,24 @@ pub struct WindowRow {
     pub server: String,
 }
 
+/// A window as a server's page shows it (the staff page adds the host and
+/// server names).
+#[cfg(feature = "ssr")]
+impl From<backend::servers::maintenance::Window> for WindowRow {
+    fn from(w: backend::servers::maintenance::Window) -> WindowRow {
+        WindowRow {
+            id: w.id,
+            starts_at: w.starts_at,
+            ends_at: w.ends_at,
+            state: w.state,
+            proposed_by: w.proposed_by,
+            note: w.note,
+            host: String::new(),
+            server: String::new(),
+        }
+    }
+}
+
 /// `2026-12-01T14:00`, what a datetime-local field shows.
 fn local_input(unix: i64) -> String {
     domain::time::format_iso(unix).chars().take(16).collect()

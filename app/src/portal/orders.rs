@@ -35,6 +35,38 @@ pub struct OrderRow {
     pub organization: Option<String>,
 }
 
+#[cfg(feature = "ssr")]
+impl OrderRow {
+    /// An order as its list and page show it; amounts only for those who see money.
+    pub fn new(order: backend::orders::Order, money: bool) -> OrderRow {
+        let eur = domain::Money::eur;
+        OrderRow {
+            amounts: money.then(|| OrderAmounts {
+                plan: eur(order.plan_cents),
+                addons: eur(order.addons_cents),
+                vat_rate_bp: order.vat_rate_bp,
+                vat: eur(order.vat_cents),
+                total: eur(order.total_cents),
+                billing_country: order.billing_country.clone(),
+                billing_method: order.billing_method.clone(),
+            }),
+            id: order.id,
+            plan_id: order.plan_id.to_string(),
+            site_code: order.site_code.to_string(),
+            server_name: order.server_name,
+            os_image: order.os_image,
+            addons: order.addons,
+            state: order.state,
+            failure: order.failure,
+            placed_by: order.placed_by,
+            created_at: order.created_at,
+            hold_expires_at: order.hold_expires_at,
+            server_id: order.server_id,
+            organization: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OrderAmounts {
     pub plan: Money,

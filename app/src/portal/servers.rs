@@ -56,6 +56,43 @@ pub struct ServerRow {
     pub overdue: Option<overdue::OverdueView>,
 }
 
+#[cfg(feature = "ssr")]
+impl ServerRow {
+    /// A server as the list and its page show it, with the overdue invoice
+    /// that will suspend it (if any).
+    pub fn new(s: backend::servers::Server, overdue: Option<overdue::OverdueView>) -> ServerRow {
+        let ssh_keys = s
+            .ssh_keys
+            .iter()
+            .filter_map(|k| backend::ssh_keys::parse(k).ok())
+            .map(|k| (k.fingerprint, k.comment))
+            .collect();
+        ServerRow {
+            cancel_dates: s.cancellable_term_ends(),
+            state: s.shown_state(),
+            host_keys: backend::ssh_keys::host_key_fingerprints(&s.host_keys),
+            id: s.id,
+            name: s.name,
+            plan_id: s.plan_id.to_string(),
+            site_code: s.site_code.to_string(),
+            progress: s.progress,
+            step: s.step,
+            os_image: s.os_image,
+            addons: s.addons,
+            ssh_keys,
+            ipv4: s.ipv4,
+            ipv6: s.ipv6,
+            has_secret: s.has_secret,
+            term_start: s.term_start,
+            renews_at: s.renews_at,
+            order_id: s.order_id,
+            cancel_at: s.cancel_at,
+            cancelled_at: s.cancelled_at,
+            overdue,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ServersView {
     pub servers: Vec<ServerRow>,

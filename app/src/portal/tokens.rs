@@ -50,6 +50,28 @@ pub struct TokenRow {
     pub revocable: bool,
 }
 
+#[cfg(feature = "ssr")]
+impl TokenRow {
+    /// A token as `m` sees it: revocable by owners and by its creator.
+    pub fn new(
+        t: backend::api_tokens::ApiToken,
+        m: &backend::organizations::Membership,
+    ) -> TokenRow {
+        TokenRow {
+            revocable: m.role == domain::Role::Owner || t.user_id == m.user_id,
+            id: t.id,
+            name: t.name,
+            prefix: t.prefix,
+            scopes: t.scopes.clone(),
+            creator_email: t.creator_email,
+            created_at: t.created_at,
+            expires_at: t.expires_at,
+            revoked_at: t.revoked_at,
+            last_used: t.last_used_at.map(|at| (at, t.last_used_ip)),
+        }
+    }
+}
+
 /// Why the create form was refused, in words the page translates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenRefusal {

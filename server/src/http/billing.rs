@@ -7,7 +7,7 @@ use app::portal::invoice::{InvoiceView, SellerView};
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use backend::billing::credit;
-use backend::billing::invoices::{self, Invoice, InvoiceFilter};
+use backend::billing::invoices::{self, InvoiceFilter};
 use domain::invoice::InvoiceStatus;
 use domain::InvoiceId;
 use domain::OrganizationId;
@@ -29,23 +29,6 @@ pub fn routes() -> Vec<Route> {
     ];
     routes.extend(billing_profile::routes());
     routes
-}
-
-pub(super) fn row(i: &Invoice, now: i64) -> InvoiceRow {
-    InvoiceRow {
-        id: i.id.clone(),
-        number: i.number.clone().unwrap_or_default(),
-        status: i.status,
-        overdue: i.overdue(now),
-        issued_at: i.issued_at,
-        due_at: i.due_at,
-        period_start: i.period_start,
-        period_end: i.period_end,
-        total: i.total,
-        amount_due: i.outstanding(),
-        paid_at: i.paid_at,
-        customer: i.customer_name.clone(),
-    }
 }
 
 #[derive(Deserialize, Default)]
@@ -87,7 +70,7 @@ async fn billing_view(
     Ok(BillingView {
         vat_id_check,
         profile,
-        invoices: list.iter().map(|i| row(i, now)).collect(),
+        invoices: list.iter().map(|i| InvoiceRow::new(i, now)).collect(),
         credit_notes: credits
             .into_iter()
             .map(|c| {
@@ -160,7 +143,7 @@ pub(super) async fn invoice_view(
     let seller = &state.seller;
     let paid = invoice.settled();
     Ok(Some(InvoiceView {
-        row: row(&invoice, state.clock.now()),
+        row: InvoiceRow::new(&invoice, state.clock.now()),
         lines: lines
             .into_iter()
             .map(|l| {

@@ -13,7 +13,7 @@ use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use super::billing::{invoice_response, row};
+use super::billing::invoice_response;
 use super::page::{lang_of, page, redirect, PageError, PageResult, SameOrigin, Signed};
 use super::routes::{Access, Route};
 use crate::startup::AppState;
@@ -75,7 +75,7 @@ async fn finance_view(state: &AppState) -> anyhow::Result<FinanceView> {
             .map(|(invoice, customer)| OpenInvoice {
                 row: app::portal::billing::InvoiceRow {
                     customer,
-                    ..row(&invoice, now)
+                    ..app::portal::billing::InvoiceRow::new(&invoice, now)
                 },
                 closable: invoice.billing_method == "invoice",
             })

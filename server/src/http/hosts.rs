@@ -76,7 +76,7 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         .map(|(w, host, server)| app::portal::maintenance::WindowRow {
             host,
             server,
-            ..super::servers::window_row(w)
+            ..app::portal::maintenance::WindowRow::from(w)
         })
         .collect();
     let degraded = backend::servers::maintenance::degraded_hosts(&state.db).await?;

@@ -4,14 +4,13 @@
 //! "place order" places it, idempotently by the key the form carries.
 
 use app::portal::order::{BillToView, OrderFormView};
-use app::portal::orders::{OrderAmounts, OrderDetailView, OrderRow, OrdersView};
+use app::portal::orders::{OrderDetailView, OrderRow, OrdersView};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
 use backend::billing::Checkout;
 use backend::orders::{self, NewOrder, Order, OrderError, OrderState};
 use backend::organizations::Role;
-use domain::Money;
 use domain::OrderId;
 use http::request::Parts;
 use serde::de::IgnoredAny;
@@ -298,38 +297,10 @@ async fn order_post(
     })
 }
 
-fn row(order: Order, money: bool) -> OrderRow {
-    let eur = Money::eur;
-    OrderRow {
-        amounts: money.then(|| OrderAmounts {
-            plan: eur(order.plan_cents),
-            addons: eur(order.addons_cents),
-            vat_rate_bp: order.vat_rate_bp,
-            vat: eur(order.vat_cents),
-            total: eur(order.total_cents),
-            billing_country: order.billing_country.clone(),
-            billing_method: order.billing_method.clone(),
-        }),
-        id: order.id,
-        plan_id: order.plan_id.to_string(),
-        site_code: order.site_code.to_string(),
-        server_name: order.server_name,
-        os_image: order.os_image,
-        addons: order.addons,
-        state: order.state,
-        failure: order.failure,
-        placed_by: order.placed_by,
-        created_at: order.created_at,
-        hold_expires_at: order.hold_expires_at,
-        server_id: order.server_id,
-        organization: None,
-    }
-}
-
 pub(super) fn staff_row(order: Order, organization: String) -> OrderRow {
     OrderRow {
         organization: Some(organization),
-        ..row(order, true)
+        ..OrderRow::new(order, true)
     }
 }
 
@@ -342,7 +313,10 @@ async fn orders_page(
     let own_only = m.0.role == Role::Technical;
     let placed_by = own_only.then_some(current.user.id.as_str());
     let list = orders::list(&state.db, &m.0.organization_id, placed_by).await?;
-    let rows = list.into_iter().map(|o| row(o, !own_only)).collect();
+    let rows = list
+        .into_iter()
+        .map(|o| OrderRow::new(o, !own_only))
+        .collect();
     page(&state, parts, OrdersView { rows, own_only }).await
 }
 
@@ -359,7 +333,7 @@ async fn order_detail(
         .filter(|o| role != Role::Technical || o.user_id == current.user.id)
         .ok_or(PageError::NotFound)?;
     let view = OrderDetailView {
-        order: row(order, MONEY.allows(false, Some(role))),
+        order: OrderRow::new(order, MONEY.allows(false, Some(role))),
         can_open_server: TECHNICAL.allows(false, Some(role)),
     };
     page(&state, parts, view).await

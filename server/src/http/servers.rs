@@ -4,6 +4,7 @@
 //! `power.rs`, `cancellation.rs`, `snapshots.rs`, `maintenance.rs`,
 //! `console.rs`.
 
+use app::portal::maintenance::WindowRow;
 use app::portal::servers::overdue::OverdueView;
 use app::portal::servers::{ServerDetailView, ServerRow, ServersView};
 use app::portal::telemetry::TelemetryView;
@@ -12,7 +13,7 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use backend::organizations::Membership;
-use backend::servers::billing_state::{self, Overdue};
+use backend::servers::billing_state;
 use backend::servers::{self, Server, ServerError, ServerState};
 use domain::ServerId;
 use http::request::Parts;
@@ -46,78 +47,6 @@ impl From<ServerError> for PageError {
     }
 }
 
-/// An overdue invoice as a member sees it: its number, amount and link
-/// only for those who see money (technical members see the date).
-fn overdue_view(o: Overdue, sees_money: bool) -> OverdueView {
-    OverdueView {
-        invoice: sees_money.then_some((o.invoice_id, o.invoice_number, o.amount_due)),
-        suspends_at: o.suspends_at,
-        suspended: o.suspended,
-    }
-}
-
-/// (type, fingerprint) of each host key a server reported, as `ssh`
-/// shows them on a first login (`ED25519 key fingerprint is SHA256:…`).
-pub(crate) fn host_key_fingerprints(keys: &[String]) -> Vec<(String, String)> {
-    keys.iter()
-        .filter_map(|k| backend::ssh_keys::parse(k).ok())
-        .map(|k| {
-            let kind = k.openssh.split(' ').next().unwrap_or_default();
-            let kind = kind.strip_prefix("ssh-").unwrap_or(kind).to_uppercase();
-            (kind, k.fingerprint)
-        })
-        .collect()
-}
-
-fn row(s: Server, overdue: Option<OverdueView>) -> ServerRow {
-    let ssh_keys = s
-        .ssh_keys
-        .iter()
-        .filter_map(|k| backend::ssh_keys::parse(k).ok())
-        .map(|k| (k.fingerprint, k.comment))
-        .collect();
-    let cancel_dates = s.cancellable_term_ends();
-    let state = s.shown_state();
-    ServerRow {
-        id: s.id,
-        name: s.name,
-        plan_id: s.plan_id.to_string(),
-        site_code: s.site_code.to_string(),
-        state,
-        progress: s.progress,
-        step: s.step,
-        os_image: s.os_image,
-        addons: s.addons,
-        ssh_keys,
-        host_keys: host_key_fingerprints(&s.host_keys),
-        ipv4: s.ipv4,
-        ipv6: s.ipv6,
-        has_secret: s.has_secret,
-        term_start: s.term_start,
-        renews_at: s.renews_at,
-        order_id: s.order_id,
-        cancel_at: s.cancel_at,
-        cancelled_at: s.cancelled_at,
-        cancel_dates,
-        overdue,
-    }
-}
-
-/// A maintenance window as the pages show it (the staff page adds the
-/// host and server names).
-pub fn window_row(w: backend::servers::maintenance::Window) -> app::portal::maintenance::WindowRow {
-    app::portal::maintenance::WindowRow {
-        id: w.id,
-        starts_at: w.starts_at,
-        ends_at: w.ends_at,
-        state: w.state,
-        proposed_by: w.proposed_by,
-        note: w.note,
-        host: String::new(),
-        server: String::new(),
-    }
-}
-
 async fn list(State(state): State<Arc<AppState>>, m: Member, parts: Parts) -> PageResult {
     let org = &m.0.organization_id;
     let list = servers::list(&state.db, org).await?;
@@ -128,8 +57,8 @@ async fn list(State(state): State<Arc<AppState>>, m: Member, parts: Parts) -> Pa
             .into_iter()
             .map(|s| {
                 let found = overdue.iter().position(|o| o.server_id == s.id);
-                let o = found.map(|at| overdue_view(overdue.swap_remove(at), m.0.role.money()));
-                row(s, o)
+                let o = found.map(|at| OverdueView::new(overdue.swap_remove(at), m.0.role.money()));
+                ServerRow::new(s, o)
             })
             .collect(),
     };
@@ -147,7 +76,7 @@ async fn detail(
     let (db, clock, grace) = (&state.db, &state.clock, state.seller.grace_days);
     let found = servers::overview::overview(db, clock, &member.organization_id, id, grace).await?;
     let o = found.ok_or(PageError::NotFound)?;
-    let overdue = o.overdue.map(|o| overdue_view(o, member.role.money()));
+    let overdue = o.overdue.map(|o| OverdueView::new(o, member.role.money()));
     let (telemetry, telemetry_error) = match telemetry(state, &o.server).await {
         Ok(t) => (t, false),
         Err(error) => {
@@ -157,7 +86,7 @@ async fn detail(
     };
     let view = ServerDetailView {
         degraded: o.degraded,
-        windows: o.windows.into_iter().map(window_row).collect(),
+        windows: o.windows.into_iter().map(WindowRow::from).collect(),
         snapshots: o
             .snapshots
             .into_iter()
@@ -174,7 +103,7 @@ async fn detail(
         root_reset_offered: state.fleet.offers().root_password_reset,
         availability: (o.availability.ppm, o.availability.down_secs),
         sla: o.sla,
-        server: row(o.server, overdue),
+        server: ServerRow::new(o.server, overdue),
         events: o
             .events
             .into_iter()

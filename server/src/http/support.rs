@@ -11,7 +11,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use backend::organizations::Membership;
 use backend::servers::Actor;
-use backend::support::{self, RequestSummary, SupportError};
+use backend::support::{self, SupportError};
 use http::request::Parts;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -55,26 +55,10 @@ impl From<SupportError> for PageError {
     }
 }
 
-fn row(r: RequestSummary, member: &Membership) -> RequestRow {
-    RequestRow {
-        // Only those who see servers get a link to one.
-        server_id: r.server_id.filter(|_| member.role.technical()),
-        server_name: r.server_name,
-        id: r.id,
-        reference: r.reference,
-        category: r.category,
-        subject: r.subject,
-        state: r.state,
-        created_at: r.created_at,
-        updated_at: r.updated_at,
-        closed_at: r.closed_at,
-    }
-}
-
 async fn list(State(state): State<Arc<AppState>>, Member(m): Member, parts: Parts) -> PageResult {
     let found = support::list_for_member(&state.db, &m.organization_id, m.role).await?;
     let view = SupportListView {
-        requests: found.into_iter().map(|r| row(r, &m)).collect(),
+        requests: found.into_iter().map(|r| RequestRow::new(r, &m)).collect(),
     };
     page(&state, parts, view).await
 }
@@ -111,7 +95,7 @@ async fn thread(
                 created_at: msg.created_at,
             })
             .collect(),
-        request: row(t.request, &m),
+        request: RequestRow::new(t.request, &m),
         reopen_until,
     };
     page(&state, parts, view).await

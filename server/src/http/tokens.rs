@@ -6,7 +6,7 @@ use app::portal::tokens::{TokenRefusal, TokenRow, TokensView, REVOKED};
 use app::portal::FormError;
 use axum::extract::State;
 use axum::response::Response;
-use backend::api_tokens::{self, ApiToken, NewToken, Scope, TokenError};
+use backend::api_tokens::{self, NewToken, Scope, TokenError};
 use backend::organizations::{Membership, Role};
 use backend::servers::Actor;
 use http::header::{HeaderValue, CACHE_CONTROL};
@@ -44,21 +44,6 @@ impl From<TokenError> for PageError {
     }
 }
 
-fn row(t: ApiToken, m: &Membership) -> TokenRow {
-    TokenRow {
-        revocable: m.role == Role::Owner || t.user_id == m.user_id,
-        id: t.id,
-        name: t.name,
-        prefix: t.prefix,
-        scopes: t.scopes.clone(),
-        creator_email: t.creator_email,
-        created_at: t.created_at,
-        expires_at: t.expires_at,
-        revoked_at: t.revoked_at,
-        last_used: t.last_used_at.map(|at| (at, t.last_used_ip)),
-    }
-}
-
 /// The page's data: owners see the organization's tokens, other members
 /// their own.
 async fn view_of(
@@ -70,7 +55,7 @@ async fn view_of(
     let only = (!owner).then_some(m.user_id.as_str());
     let tokens = api_tokens::list(&state.db, &m.organization_id, only).await?;
     Ok(TokensView {
-        tokens: tokens.into_iter().map(|t| row(t, m)).collect(),
+        tokens: tokens.into_iter().map(|t| TokenRow::new(t, m)).collect(),
         offered: api_tokens::scopes_for(m.role).to_vec(),
         owner,
         now: state.clock.now(),

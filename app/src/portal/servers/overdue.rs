@@ -20,6 +20,19 @@ pub struct OverdueView {
     pub suspended: bool,
 }
 
+#[cfg(feature = "ssr")]
+impl OverdueView {
+    /// An overdue invoice as a member sees it: its number, amount and link
+    /// only for those who see money (technical members see the date).
+    pub fn new(o: backend::servers::billing_state::Overdue, sees_money: bool) -> OverdueView {
+        OverdueView {
+            invoice: sees_money.then_some((o.invoice_id, o.invoice_number, o.amount_due)),
+            suspends_at: o.suspends_at,
+            suspended: o.suspended,
+        }
+    }
+}
+
 /// The warning on the server's page, near its state.
 #[component]
 pub fn OverdueNotice(lang: Lang, overdue: OverdueView) -> impl IntoView {

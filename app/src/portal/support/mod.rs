@@ -39,6 +39,29 @@ pub struct RequestRow {
     pub closed_at: Option<i64>,
 }
 
+#[cfg(feature = "ssr")]
+impl RequestRow {
+    /// A request as `member` sees it in the list and on its page.
+    pub fn new(
+        r: backend::support::RequestSummary,
+        member: &backend::organizations::Membership,
+    ) -> RequestRow {
+        RequestRow {
+            // Only those who see servers get a link to one.
+            server_id: r.server_id.filter(|_| member.role.technical()),
+            server_name: r.server_name,
+            id: r.id,
+            reference: r.reference,
+            category: r.category,
+            subject: r.subject,
+            state: r.state,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            closed_at: r.closed_at,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SupportListView {
     pub requests: Vec<RequestRow>,

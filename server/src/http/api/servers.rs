@@ -116,7 +116,7 @@ pub fn server_json(s: Server) -> ServerJson {
         renews_at: s.renews_at.map(format_iso),
         cancel_at: s.cancel_at.map(format_iso),
         cancellable_at: cancellable_at.into_iter().map(format_iso).collect(),
-        host_keys: crate::http::servers::host_key_fingerprints(&s.host_keys)
+        host_keys: backend::ssh_keys::host_key_fingerprints(&s.host_keys)
             .into_iter()
             .map(|(kind, fingerprint)| HostKeyJson { kind, fingerprint })
             .collect(),
