@@ -127,16 +127,7 @@ async fn stock_is_the_storefronts_on_every_request(db: TestDb) {
         assert_eq!(stock_cell(&storefront, "fra", "g-l40s-x2"), cell);
     }
     // Racking ten hosts: a band, never the count.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "fra",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "10",
-    ]);
+    app.rack("fra", "g-l40s-x2", 10);
     let row = one(&app.get(path).await);
     assert_eq!((row.2.as_str(), row.3.as_str()), ("in_stock", "10+"));
     app.finish().await;

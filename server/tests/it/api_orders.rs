@@ -215,16 +215,7 @@ async fn sold_out_names_the_sites_that_still_have_the_plan(db: TestDb) {
     assert_eq!(zh.code(), "sold_out");
     assert!(zh.body.contains("已售罄"), "{}", zh.body);
     // Once a host is added the same key places the order.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("lax", "g-l40s-x2", 1);
     let placed = post_order(&app, &token, Some("la"), &order, "en").await;
     assert_eq!(placed.status, 201, "{}", placed.body);
     app.finish().await;

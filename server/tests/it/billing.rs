@@ -20,13 +20,6 @@ on_both_databases!(
 const START: i64 = 1_796_000_000;
 const DAY: i64 = 86_400;
 
-/// Orders a server and waits until it runs; answers its id. The
-/// organization's billing profile (German unless a test saved another)
-/// sets the VAT.
-async fn running_server(app: &TestApp, browser: &reqwest::Client) -> String {
-    app.running_server(browser, &[("name", "billed")]).await
-}
-
 fn relogin_fields() -> [(&'static str, &'static str); 2] {
     [("email", "owner@a.example"), ("password", common::PASSWORD)]
 }
@@ -37,7 +30,7 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let billing = app.invite(&owner, "bill@a.example", "billing").await;
     let tech = app.invite(&owner, "tech@a.example", "technical").await;
-    running_server(&app, &owner).await;
+    app.running_server(&owner, &[("name", "billed")]).await;
 
     // The first term is invoiced as the server starts: G-ADA €239.00 with
     // German VAT for a consumer (19%).
@@ -273,7 +266,7 @@ async fn the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids(db: Tes
         text.contains("Beispiel GmbH"),
         "the profile, read-only: {text}"
     );
-    running_server(&app, &owner).await;
+    app.running_server(&owner, &[("name", "billed")]).await;
     let body = app.wait_for(&owner, "/en/billing", "INV-").await;
     assert!(
         strip_tags(&body).contains("€239.00€239.00"),
@@ -310,7 +303,7 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     app.give_billing_profile(&owner, "Org A", "NL", "owner@a.example")
         .await;
-    let id = running_server(&app, &owner).await;
+    let id = app.running_server(&owner, &[("name", "billed")]).await;
     app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
 
     // Due in 14 days; a day later the server is past due and the owner told.
@@ -404,7 +397,7 @@ async fn a_rebuild_keeps_a_suspended_servers_network_cut(db: TestDb) {
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     app.give_billing_profile(&owner, "Org A", "NL", "owner@a.example")
         .await;
-    let id = running_server(&app, &owner).await;
+    let id = app.running_server(&owner, &[("name", "billed")]).await;
     app.wait_for(&owner, "/en/billing", "INV-2026-000001").await;
     let server = format!("/en/servers/{id}");
     clock.advance(15 * DAY);

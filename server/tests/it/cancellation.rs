@@ -15,16 +15,7 @@ const START: i64 = 1_794_268_800;
 async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "tyo",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("tyo", "g-l40s-x2", 1);
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let page = app
         .place_order(&owner, "g-l40s-x2", "tyo", &[("name", "tokyo-1")])

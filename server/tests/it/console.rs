@@ -21,15 +21,12 @@ on_both_databases!(
 /// 2026-11-10 00:00 UTC.
 const START: i64 = 1_794_268_800;
 
-async fn running_server(app: &TestApp) -> (reqwest::Client, String) {
-    app.owner_with_running_server(&[("name", "trainer-1")])
-        .await
-}
-
 async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
-    let (owner, id) = running_server(&app).await;
+    let (owner, id) = app
+        .owner_with_running_server(&[("name", "trainer-1")])
+        .await;
     let cookie = session_cookie(&app, "owner@a.example").await;
 
     // The page offers both consoles.
@@ -159,7 +156,9 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
 
 async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_owner, id) = running_server(&app).await;
+    let (_owner, id) = app
+        .owner_with_running_server(&[("name", "trainer-1")])
+        .await;
     let cookie = session_cookie(&app, "owner@a.example").await;
     let (_, path) = ticket(&app, &cookie, &id, "serial").await;
     let mut serial = connect(&app.base, &cookie, &path).await;
@@ -183,7 +182,9 @@ async fn an_open_console_closes_when_its_session_logs_out(db: TestDb) {
 
 async fn an_open_console_closes_when_its_member_loses_access(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (owner, id) = running_server(&app).await;
+    let (owner, id) = app
+        .owner_with_running_server(&[("name", "trainer-1")])
+        .await;
     app.invite(&owner, "tech@a.example", "technical").await;
     let cookie = session_cookie(&app, "tech@a.example").await;
     let (status, path) = ticket(&app, &cookie, &id, "serial").await;

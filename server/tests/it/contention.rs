@@ -88,16 +88,7 @@ async fn two_processes_on_one_postgres_sell_exactly_the_free_hosts() {
 /// spread over the given replicas.
 async fn contend(app: &TestApp, replicas: &[String], k: usize) {
     let before = app.host_names("lax", "g-l40s-x2", "allocated").len();
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        &k.to_string(),
-    ]);
+    app.rack("lax", "g-l40s-x2", k);
     let mut buyers = Vec::new();
     for i in 0..4 {
         let email = format!("buyer{i}-k{k}@example.com");

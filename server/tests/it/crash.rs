@@ -117,16 +117,7 @@ async fn a_killed_server_loses_no_order_host_job_or_invoice_on_postgres() {
         c.run_workers = false;
     })
     .await;
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        &HOSTS.to_string(),
-    ]);
+    app.rack("lax", "g-l40s-x2", HOSTS);
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")

@@ -52,16 +52,7 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
     // Ten minutes later a host is racked; the rebuild takes it. (Racked
     // before the clock moves: the waiting job retries a minute after each
     // try, and a try between the two would push it past the frozen clock.)
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "sin",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("sin", "g-l40s-x2", 1);
     clock.advance(600);
     let back = app.wait_for_server(&owner, &id).await;
     assert_eq!(back["state"], "running", "{back}");

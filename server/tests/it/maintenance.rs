@@ -228,16 +228,7 @@ async fn an_accepted_window_is_not_downtime_but_an_outage_after_it_is(db: TestDb
     app.wait_for_mail("owner@a.example", "trainer: waiting for a free host")
         .await;
     // Racked before the clock moves (see failures.rs).
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "sin",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("sin", "g-l40s-x2", 1);
     clock.advance(600);
     app.wait_for_server(&owner, &id).await;
     app.wait_for_mail("owner@a.example", "trainer is running again")

@@ -233,16 +233,7 @@ async fn sold_out_at_the_last_moment_names_the_sites_that_still_have_it(db: Test
         order,
         ["ams", "fra", "nyc", "dal", "sin", "lon", "lax", "tyo"]
     );
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("lax", "g-l40s-x2", 1);
     // Two forms open on the last host; the second submit finds it gone.
     let (csrf, key_a) = app.order_form(&owner, "g-l40s-x2", "lax").await;
     let (_, key_b) = app.order_form(&owner, "g-l40s-x2", "lax").await;
@@ -285,16 +276,7 @@ async fn a_faulty_host_moves_the_server_to_another_host_or_fails_the_order(db: T
     .await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     // sin has one G-L40S×2 host (faulty); a second one is racked.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "sin",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("sin", "g-l40s-x2", 1);
     let page = app.place_order(&owner, "g-l40s-x2", "sin", &[]).await;
     assert_eq!(page.status, 303, "{}", page.body);
     let id = server_id(page.location());
@@ -313,16 +295,7 @@ async fn a_faulty_host_moves_the_server_to_another_host_or_fails_the_order(db: T
 
     // lax's only host is faulty and nothing else is free: the order fails,
     // nothing is charged, and the server is not listed.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("lax", "g-l40s-x2", 1);
     let page = app
         .place_order(&owner, "g-l40s-x2", "lax", &[("name", "doomed")])
         .await;

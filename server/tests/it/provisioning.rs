@@ -75,16 +75,7 @@ async fn an_unpaid_hold_expires_and_returns_the_host(db: TestDb) {
     let clock = backend::Clock::manual(START);
     let app = TestApp::spawn_with_clock(db, clock.clone()).await;
     app.member("owner@a.example", "Owner", "Org A").await;
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "tyo",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("tyo", "g-l40s-x2", 1);
     // An order waiting for a payment (as a card checkout does) holds the host.
     let db = backend::Db::connect(&app.database_url, 2)
         .await
@@ -190,16 +181,7 @@ async fn stock_alerts_mail_once_in_their_language_and_can_be_cancelled(db: TestD
         .expect("unsubscribing");
     assert_eq!(done.headers()["location"], "/en/alerts/unsubscribe?done=1");
 
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "tyo",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("tyo", "g-l40s-x2", 1);
     let mut mail = String::new();
     for _ in 0..100 {
         mail = app.last_mail("visitor@example.com");
@@ -220,16 +202,7 @@ async fn stock_alerts_mail_once_in_their_language_and_can_be_cancelled(db: TestD
         .last_mail("fan@example.com")
         .contains("G-L40S×2 · 东京 有货了"));
     // Once: more free hosts later send nothing more; the leaver got nothing.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "tyo",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("tyo", "g-l40s-x2", 1);
     app.after_housekeeping().await;
     let all = app.ops_ok(&[
         "mail",

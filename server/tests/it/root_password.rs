@@ -16,11 +16,6 @@ on_both_databases!(
 /// 2026-11-10 00:00 UTC.
 const START: i64 = 1_794_268_800;
 
-async fn running_server(app: &TestApp) -> (reqwest::Client, String) {
-    let fields = [("name", "train-fra-01"), ("image", "debian-13")];
-    app.owner_with_running_server(&fields).await
-}
-
 /// The password a reveal answered with, if any.
 fn shown_password(body: &str) -> Option<String> {
     let at = body.find("data-testid=\"root-password\">")?;
@@ -30,7 +25,9 @@ fn shown_password(body: &str) -> Option<String> {
 
 async fn a_lost_root_password_is_reset_through_the_fleet_and_shown_once(db: TestDb) {
     let app = TestApp::spawn_with_clock(db, backend::Clock::manual(START)).await;
-    let (owner, id) = running_server(&app).await;
+    let (owner, id) = app
+        .owner_with_running_server(&[("name", "train-fra-01"), ("image", "debian-13")])
+        .await;
     let base = format!("/en/servers/{id}");
 
     // The first password, shown once, with a copy button the script turns on.
@@ -119,7 +116,9 @@ async fn a_lost_root_password_is_reset_through_the_fleet_and_shown_once(db: Test
 
 async fn only_the_servers_team_may_reset_it(db: TestDb) {
     let app = TestApp::spawn_with_clock(db, backend::Clock::manual(START)).await;
-    let (owner, id) = running_server(&app).await;
+    let (owner, id) = app
+        .owner_with_running_server(&[("name", "train-fra-01"), ("image", "debian-13")])
+        .await;
     let path = format!("/en/servers/{id}/root-password");
     let confirm = [("confirm", "yes")];
 

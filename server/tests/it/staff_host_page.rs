@@ -18,16 +18,7 @@ const STAFF: &str = "ops@host.example";
 /// Racks one host where the demo inventory has none, so its name and its
 /// history are this test's alone.
 fn racked_host(app: &TestApp) -> String {
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "lax",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("lax", "g-l40s-x2", 1);
     let mut names = app.host_names("lax", "g-l40s-x2", "free");
     assert_eq!(names.len(), 1, "{names:?}");
     names.remove(0)

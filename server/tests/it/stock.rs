@@ -47,16 +47,7 @@ async fn stock_labels_follow_host_state(db: TestDb) {
         "Only 1 left"
     );
     // Racking new hosts adds stock.
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "fra",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "5",
-    ]);
+    app.rack("fra", "g-l40s-x2", 5);
     assert_eq!(
         stock_cell(&app.get("/en").await.body, "fra", "g-l40s-x2"),
         "in-stock"

@@ -964,16 +964,7 @@ async fn ten_minutes_down_in_november(
     let server = format!("/en/servers/{id}");
     app.wait_for(&owner, &server, "data-event=\"rebuild.waiting\"")
         .await;
-    app.ops_ok(&[
-        "hosts",
-        "add",
-        "--site",
-        "sin",
-        "--plan",
-        "g-l40s-x2",
-        "--count",
-        "1",
-    ]);
+    app.rack("sin", "g-l40s-x2", 1);
     clock.advance(600);
     double.set_now(clock.now());
     app.wait_for(&owner, &server, "data-event=\"rebuilt\"")

@@ -323,7 +323,7 @@ impl TestApp {
 
     /// Racks `count` free hosts of `plan` at `site`, as an operator does
     /// (`server hosts add`).
-    pub fn rack(&self, site: &str, plan: &str, count: u32) {
+    pub fn rack(&self, site: &str, plan: &str, count: usize) {
         let count = count.to_string();
         self.ops_ok(&[
             "hosts", "add", "--site", site, "--plan", plan, "--count", &count,
