@@ -509,7 +509,7 @@ async fn credit_without_a_server_left_is_refunded_by_transfer(db: TestDb) {
 
 /// The first invoice of a running server of Org A: (its id, the list).
 async fn first_invoice(app: &TestApp, owner: &reqwest::Client) -> (String, String) {
-    running_server(app, owner).await;
+    app.running_server(owner, &[("name", "billed")]).await;
     let list = app.wait_for(owner, "/en/billing", "INV-2026-000001").await;
     let id = list
         .split("href=\"/en/invoices/")
