@@ -281,7 +281,7 @@ async fn apply_stored(db: &Db, clock: &Clock, event_id: &str) -> anyhow::Result<
         EventObject::CustomerSubscriptionCreated(subscription)
         | EventObject::CustomerSubscriptionUpdated(subscription)
         | EventObject::CustomerSubscriptionDeleted(subscription) => {
-            mirror::subscription(&mut tx, subscription, created, now, false).await?
+            mirror::subscription(db, &mut tx, subscription, created, now, false).await?
         }
         EventObject::InvoicePaymentPaid(payment) => {
             super::payments::invoice_payment_paid(&mut tx, payment, now).await?
@@ -388,7 +388,7 @@ pub(crate) async fn apply_fetched(
             _ => true,
         },
         Fetched::Subscription(subscription) => {
-            mirror::subscription(&mut tx, subscription, now, now, true).await?
+            mirror::subscription(db, &mut tx, subscription, now, now, true).await?
         }
         Fetched::Invoice(invoice) => {
             mirror::invoice(db, &mut tx, invoice, "invoice.updated", now, now).await?

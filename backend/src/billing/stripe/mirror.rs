@@ -715,7 +715,25 @@ fn period_end(subscription: &Subscription) -> Option<i64> {
 ///
 /// `fetched`: the object was read from Stripe just now (reconciliation, or
 /// a same-second tie), so it is the newest state whatever `created` says.
+/// The server a subscription (or the order in its metadata) belongs to.
+async fn subscription_server(
+    tx: &mut Transaction<'_, Any>,
+    subscription: &str,
+    order: &str,
+) -> anyhow::Result<Option<sqlx::any::AnyRow>> {
+    sqlx::query(
+        "select id, organization_id, name, stripe_event_at, cancel_at, cancelled_at from servers \
+         where stripe_subscription_id = $1 or (order_id = $2 and $2 <> '')",
+    )
+    .bind(subscription)
+    .bind(order)
+    .fetch_optional(&mut **tx)
+    .await
+    .context("finding the subscription's server")
+}
+
 pub(super) async fn subscription(
+    db: &Db,
     tx: &mut Transaction<'_, Any>,
     object: &Subscription,
     created: i64,
@@ -724,15 +742,16 @@ pub(super) async fn subscription(
 ) -> anyhow::Result<bool> {
     let sub = object.id.to_string();
     let order = object.metadata.get("order_id").cloned().unwrap_or_default();
-    let server = sqlx::query(
-        "select id, organization_id, name, stripe_event_at, cancel_at, cancelled_at from servers \
-         where stripe_subscription_id = $1 or (order_id = $2 and $2 <> '')",
-    )
-    .bind(&sub)
-    .bind(&order)
-    .fetch_optional(&mut **tx)
-    .await
-    .context("finding the subscription's server")?;
+    let mut server = subscription_server(tx, &sub, &order).await?;
+    if let Some(found) = &server {
+        // Two events of one subscription (or an event and a refresh) on two
+        // workers must not both compare against the same `stripe_event_at`:
+        // the older would overwrite the newer and a same-second tie would
+        // go unseen. The customer is locked, then the row read again.
+        let org: OrganizationId = found.try_get("organization_id")?;
+        lock_customer(db, tx, &org).await?;
+        server = subscription_server(tx, &sub, &order).await?;
+    }
     let Some(server) = server else {
         // An order that was never delivered has no server: nothing to
         // mirror. One whose checkout is not applied yet is late; a
