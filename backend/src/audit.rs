@@ -2,8 +2,7 @@
 //! organization's entries; staff see all.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 use sqlx::{Any, Executor};
 
 use crate::db::new_id;

@@ -8,8 +8,7 @@
 
 use anyhow::Context;
 use domain::server::{BillingState, ConsoleClosed};
-use domain::UserId;
-use domain::{OrganizationId, ServerId};
+use domain::{OrganizationId, ServerId, UserId};
 use sqlx::Row;
 
 use crate::accounts::tokens::{hash, random_token};

@@ -207,14 +207,15 @@ impl From<OptionalLines> for Vec<String> {
     }
 }
 
-/// A nullable column read only for whether it is set (a sealed secret the
-/// row must not carry further).
+/// A nullable column read only for whether it is set: the sealed root
+/// secret (which the row must not carry further), `finished_at`,
+/// `email_verified_at`.
 #[derive(sqlx::Type)]
 #[sqlx(transparent)]
-pub(crate) struct Present(Option<String>);
+pub(crate) struct IsSet<T>(Option<T>);
 
-impl From<Present> for bool {
-    fn from(value: Present) -> bool {
+impl<T> From<IsSet<T>> for bool {
+    fn from(value: IsSet<T>) -> bool {
         value.0.is_some()
     }
 }
@@ -227,17 +228,6 @@ pub(crate) struct EurCents(i64);
 impl From<EurCents> for domain::Money {
     fn from(cents: EurCents) -> domain::Money {
         domain::Money::eur(cents.0)
-    }
-}
-
-/// A nullable time column read only for whether it is set (`finished_at`).
-#[derive(sqlx::Type)]
-#[sqlx(transparent)]
-pub(crate) struct Stamped(Option<i64>);
-
-impl From<Stamped> for bool {
-    fn from(value: Stamped) -> bool {
-        value.0.is_some()
     }
 }
 

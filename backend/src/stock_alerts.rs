@@ -4,8 +4,7 @@
 //! unsubscribe link; the link's token is stored only as a hash.
 
 use anyhow::Context;
-use domain::UserId;
-use domain::{Catalog, Lang};
+use domain::{Catalog, Lang, UserId};
 use sqlx::Row;
 
 use crate::accounts::tokens;

@@ -4,8 +4,7 @@
 //! provisioning, power, snapshots, wipes; billing: VAT ID checks and the
 //! Stripe jobs).
 
-use domain::OrderId;
-use domain::OrganizationId;
+use domain::{OrderId, OrganizationId};
 use std::sync::Arc;
 
 use crate::billing::stripe::{credits, customers, events, payments, StripeClient};

@@ -52,12 +52,6 @@ macro_rules! ids {
                 f.write_str(&self.0)
             }
         }
-
-        impl PartialEq<str> for $name {
-            fn eq(&self, other: &str) -> bool {
-                self.0 == other
-            }
-        }
     )+};
 }
 

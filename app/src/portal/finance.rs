@@ -2,8 +2,7 @@
 //! overdue invoices of every organization, settled as transfers arrive
 //! (`settle`); credit notes.
 
-use domain::Lang;
-use domain::Money;
+use domain::{Lang, Money};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -2,8 +2,7 @@
 //! what. A signed-in user accepts; a new user signs up right here with the
 //! invited address and joins; a withdrawn or replaced link says so.
 
-use domain::Lang;
-use domain::Role;
+use domain::{Lang, Role};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -2,9 +2,7 @@
 //! invitations by email (sent, sent again, withdrawn). The invitee's page
 //! is `invite.rs`.
 
-use domain::Lang;
-use domain::Role;
-use domain::UserId;
+use domain::{Lang, Role, UserId};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

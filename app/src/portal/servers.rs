@@ -12,8 +12,7 @@ pub mod overdue;
 pub use list::ServersPage;
 
 use domain::server::{EventKind, ShownState, Step};
-use domain::Lang;
-use domain::OrderId;
+use domain::{Lang, OrderId};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -10,9 +10,7 @@ pub mod tokens;
 pub mod two_factor;
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{Lang, OrganizationId, UserId};
 use sqlx::{FromRow, Row};
 
 pub use password::PasswordProblem;
@@ -29,7 +27,7 @@ pub struct User {
     pub company: Option<String>,
     #[sqlx(try_from = "crate::db::PreferredLang")]
     pub lang: Lang,
-    #[sqlx(rename = "email_verified_at", try_from = "crate::db::Stamped")]
+    #[sqlx(rename = "email_verified_at", try_from = "crate::db::IsSet<i64>")]
     pub verified: bool,
     #[sqlx(try_from = "crate::db::Flag")]
     pub is_staff: bool,

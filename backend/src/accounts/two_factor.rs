@@ -3,8 +3,7 @@
 //! A code is accepted once: the step it belongs to is remembered.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 use sqlx::Row;
 use totp_rs::{Algorithm, Secret, TOTP};
 

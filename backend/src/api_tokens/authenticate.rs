@@ -4,8 +4,7 @@
 //! address in the audit log.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 use sqlx::Row;
 
 use super::{label, parse_scopes, scopes_for, well_formed, Role, Scope};

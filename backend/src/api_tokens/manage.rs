@@ -1,8 +1,7 @@
 //! Creating, listing and revoking tokens.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 
 use super::{
     label, scopes_for, scopes_text, ApiToken, NewToken, TokenError, EXPIRY_DAYS, MAX_LIVE_TOKENS,

@@ -10,8 +10,7 @@ mod authenticate;
 mod manage;
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 
 pub use crate::organizations::Role;
 pub use authenticate::{authenticate, Authenticated, Refused};

@@ -3,9 +3,7 @@
 //! until used up.
 
 use anyhow::Context;
-use domain::InvoiceId;
-use domain::Lang;
-use domain::OrganizationId;
+use domain::{InvoiceId, Lang, OrganizationId};
 use sqlx::{Any, Row, Transaction};
 
 use super::numbering;

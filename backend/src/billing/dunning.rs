@@ -6,8 +6,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::Lang;
-use domain::{OrganizationId, ServerId};
+use domain::{Lang, OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::Seller;

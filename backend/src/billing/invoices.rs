@@ -5,9 +5,7 @@
 
 use anyhow::Context;
 use domain::invoice::InvoiceStatus;
-use domain::InvoiceId;
-use domain::{Money, VatTreatment};
-use domain::{OrganizationId, ServerId};
+use domain::{InvoiceId, Money, OrganizationId, ServerId, VatTreatment};
 
 use crate::db::EurCents;
 use crate::Db;

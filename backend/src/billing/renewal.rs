@@ -5,9 +5,7 @@
 //! replica runs it.
 
 use anyhow::Context;
-use domain::InvoiceId;
-use domain::{Catalog, Lang, Money, Quote};
-use domain::{OrganizationId, ServerId};
+use domain::{Catalog, InvoiceId, Lang, Money, OrganizationId, Quote, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::{credit, numbering, Seller};

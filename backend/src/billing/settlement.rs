@@ -5,9 +5,7 @@
 //! once nothing is overdue.
 
 use anyhow::Context;
-use domain::InvoiceId;
-use domain::OrganizationId;
-use domain::{Lang, Money};
+use domain::{InvoiceId, Lang, Money, OrganizationId};
 use sqlx::Row;
 
 use super::finance::CUSTOMER_NAME;

@@ -5,10 +5,7 @@
 
 use anyhow::Context;
 use domain::sla::{availability, credit_cents, credit_percent, format_ppm};
-use domain::Catalog;
-use domain::InvoiceId;
-use domain::OrganizationId;
-use domain::ServerId;
+use domain::{Catalog, InvoiceId, OrganizationId, ServerId};
 use sqlx::Row;
 
 use super::credit;

@@ -5,8 +5,7 @@
 //! turns an ID valid; it keeps the last answer the register gave.
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
+use domain::{Lang, OrganizationId};
 use sqlx::{Any, Transaction};
 
 use super::dunning::notify;

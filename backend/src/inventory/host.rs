@@ -1,7 +1,6 @@
 //! One physical machine and its life cycle.
 
-use domain::HostId;
-use domain::{PlanId, SiteCode};
+use domain::{HostId, PlanId, SiteCode};
 
 pub use domain::host::HostState;
 

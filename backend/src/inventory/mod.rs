@@ -14,8 +14,7 @@ pub use host::{Host, HostState};
 pub use stock::stock_snapshot;
 
 use anyhow::Context;
-use domain::HostId;
-use domain::{PlanId, SiteCode};
+use domain::{HostId, PlanId, SiteCode};
 use sqlx::{Any, Row, Transaction};
 
 use crate::db::new_id;

@@ -2,9 +2,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::HostId;
-use domain::OrderId;
-use domain::ServerId;
+use domain::{HostId, OrderId, ServerId};
 use sqlx::{Any, FromRow, Row, Transaction};
 
 use super::{get_any, holds, Order, ORDER_COLUMNS};

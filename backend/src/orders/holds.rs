@@ -7,8 +7,7 @@
 //! one; SQLite has a single writer, so the statement alone is enough.
 
 use anyhow::Context;
-use domain::HostId;
-use domain::OrderId;
+use domain::{HostId, OrderId};
 use sqlx::{Any, Row, Transaction};
 
 use crate::db::{new_id, Backend};

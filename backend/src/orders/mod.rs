@@ -10,13 +10,11 @@ mod place;
 pub mod pricing;
 
 use anyhow::Context;
-use domain::OrderId;
-use domain::UserId;
+use domain::{OrderId, OrganizationId, PlanId, ServerId, SiteCode, UserId};
 use sqlx::{FromRow, Row};
 
 use crate::{Clock, Db};
 pub use domain::order::OrderState;
-use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 
 pub use confirm::{confirm, confirm_in};
 pub use holds::{expire_holds, HOLD_SECS};

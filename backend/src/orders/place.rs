@@ -2,9 +2,7 @@
 //! in one transaction, once per idempotency key.
 
 use anyhow::Context;
-use domain::OrderId;
-use domain::OrganizationId;
-use domain::{Catalog, OsImage};
+use domain::{Catalog, OrderId, OrganizationId, OsImage};
 use sqlx::Any;
 
 use super::{

@@ -3,8 +3,7 @@
 
 use anyhow::Context;
 use domain::order::country;
-use domain::OrganizationId;
-use domain::{Catalog, Plan, Quote, VatTreatment};
+use domain::{Catalog, OrganizationId, Plan, Quote, VatTreatment};
 
 use crate::billing::profile::BillingProfile;
 use crate::Db;

@@ -5,8 +5,7 @@
 //! `joining`.
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
+use domain::{Lang, OrganizationId};
 use sqlx::{Any, Transaction};
 
 use super::{mail_texts, Membership, OrgError, Role};

@@ -6,9 +6,7 @@
 //! link reached that mailbox.
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{Lang, OrganizationId, UserId};
 use sqlx::{Any, Row, Transaction};
 
 use super::{membership_in, Membership, OrgError, Role};

@@ -3,8 +3,7 @@
 //! demoted or removed.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 use sqlx::{Any, Row, Transaction};
 
 use super::{Membership, OrgError, Role};

@@ -9,8 +9,7 @@ mod mail_texts;
 pub mod members;
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrganizationId, UserId};
 
 use crate::Db;
 

@@ -7,8 +7,7 @@
 
 use anyhow::Context;
 use domain::server::BillingState;
-use domain::InvoiceId;
-use domain::{OrganizationId, ServerId};
+use domain::{InvoiceId, OrganizationId, ServerId};
 use sqlx::Row;
 
 use crate::Db;

@@ -7,8 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::HostId;
-use domain::ServerId;
+use domain::{HostId, ServerId};
 use sqlx::Row;
 
 use super::mail_texts::Cancellation;

@@ -5,8 +5,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::HostId;
-use domain::ServerId;
+use domain::{HostId, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::record_event;

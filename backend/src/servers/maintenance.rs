@@ -7,8 +7,7 @@
 //! the SLA's availability: the customer agreed to them.
 
 use anyhow::Context;
-use domain::HostId;
-use domain::ServerId;
+use domain::{HostId, ServerId};
 use sqlx::{Any, FromRow, Row, Transaction};
 
 use super::failures::{end_downtime, start_downtime};

@@ -22,17 +22,15 @@ pub use mail_texts::Ready;
 pub use state::{ServerState, SnapshotState, Step};
 
 use anyhow::Context;
-use domain::OrderId;
-use domain::UserId;
+use domain::{OrderId, OrganizationId, PlanId, ServerId, SiteCode, UserId};
 use sqlx::{Any, Transaction};
 
-use crate::db::{new_id, Lines, OptionalLines, Present};
+use crate::db::{new_id, IsSet, Lines, OptionalLines};
 use crate::fleet::PowerAction;
 
 use crate::sealing::Sealer;
 use crate::{audit, jobs, Clock, Db};
 use domain::server::EventKind;
-use domain::{OrganizationId, PlanId, ServerId, SiteCode};
 
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Server {
@@ -55,7 +53,7 @@ pub struct Server {
     pub ipv4: Option<String>,
     pub ipv6: Option<String>,
     /// A root password is waiting to be shown once.
-    #[sqlx(rename = "root_secret", try_from = "Present")]
+    #[sqlx(rename = "root_secret", try_from = "IsSet<String>")]
     pub has_secret: bool,
     pub term_start: Option<i64>,
     pub renews_at: Option<i64>,

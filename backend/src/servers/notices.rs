@@ -6,9 +6,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::ServerId;
+use domain::{Lang, OrganizationId, ServerId};
 use sqlx::Row;
 
 use super::mail_texts::{self, Notice};

@@ -8,8 +8,7 @@ use super::maintenance::{self, Window};
 use super::snapshots::{self, Snapshot};
 use super::{events, get, Server, ServerEvent};
 use crate::{Clock, Db};
-use domain::OrganizationId;
-use domain::ServerId;
+use domain::{OrganizationId, ServerId};
 
 /// How many of the server's latest events the page lists.
 const EVENTS: i64 = 30;

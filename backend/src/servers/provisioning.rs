@@ -11,8 +11,7 @@
 use anyhow::Context;
 use domain::order::OrderFailure;
 use domain::server::{BillingState, EventKind};
-use domain::HostId;
-use domain::ServerId;
+use domain::{HostId, ServerId};
 use sqlx::Row;
 
 use super::{get_any, record_event, Server, ServerState, Step};

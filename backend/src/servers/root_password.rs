@@ -7,8 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::Lang;
-use domain::ServerId;
+use domain::{Lang, ServerId};
 use sqlx::Row;
 
 use super::{get, get_any, mail_texts, record_event, Actor, ServerError, ServerState};

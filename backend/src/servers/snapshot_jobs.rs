@@ -3,8 +3,7 @@
 //! where it stopped), and deleting from the site's storage.
 
 use anyhow::Context;
-use domain::ServerId;
-use domain::SnapshotId;
+use domain::{ServerId, SnapshotId};
 
 use super::provisioning::MAX_ATTEMPTS;
 use super::snapshots::{forget, job_subject};

@@ -7,8 +7,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::SnapshotId;
-use domain::{OrganizationId, ServerId};
+use domain::{OrganizationId, ServerId, SnapshotId};
 use sqlx::{FromRow, Row};
 
 use super::{get, record_event, Actor, ServerError, ServerState, SnapshotState, Step};

@@ -3,8 +3,7 @@
 //! sees; anything else is `NotFound`, like another organization's id.
 
 use anyhow::Context;
-use domain::Role;
-use domain::ServerId;
+use domain::{Role, ServerId};
 
 use super::mails::{self, About};
 use super::writes::{self, Author, Current};

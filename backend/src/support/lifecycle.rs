@@ -4,9 +4,7 @@
 //! for its server.
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::ServerId;
+use domain::{Lang, OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 
 use super::customers::close;

@@ -21,9 +21,7 @@ pub use reads::{list_for_member, queue, staff_members, thread_for_member, thread
 pub use staff::{assign, close_as_staff, note, reply_as_staff};
 pub use text::{excerpt, valid_body, valid_scaling, valid_subject};
 
-use domain::UserId;
-use domain::{Lang, Role};
-use domain::{OrganizationId, ServerId};
+use domain::{Lang, OrganizationId, Role, ServerId, UserId};
 
 pub const SUBJECT_MIN: usize = 3;
 pub const SUBJECT_MAX: usize = 150;

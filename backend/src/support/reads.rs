@@ -3,8 +3,7 @@
 //! staff queue and thread.
 
 use anyhow::Context;
-use domain::OrganizationId;
-use domain::Role;
+use domain::{OrganizationId, Role};
 use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 

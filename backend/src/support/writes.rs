@@ -2,9 +2,7 @@
 //! transaction), adding a message, and a new reference.
 
 use anyhow::Context;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{Lang, OrganizationId, UserId};
 use sqlx::{Any, Row, Transaction};
 
 use super::{Category, State};

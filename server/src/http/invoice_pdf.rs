@@ -10,9 +10,7 @@ use app::portal::invoice::InvoiceView;
 use axum::response::{IntoResponse, Redirect};
 use backend::billing::pdf::InvoiceDocument;
 use domain::time::format_date;
-use domain::InvoiceId;
-use domain::Lang;
-use domain::OrganizationId;
+use domain::{InvoiceId, Lang, OrganizationId};
 
 use super::billing::invoice_view;
 use super::page::{PageError, PageResult};

@@ -13,9 +13,7 @@
 use crate::common::{self, TestApp, TestDb};
 use backend::servers::Actor;
 use backend::support::{self, Category, NewRequest, QueueFilter, StaffActor, State, SupportError};
-use domain::OrganizationId;
-use domain::UserId;
-use domain::{Lang, Role};
+use domain::{Lang, OrganizationId, Role, UserId};
 
 on_both_databases!(
     a_request_nobody_answers_is_reminded_then_closed,

@@ -9,8 +9,7 @@
 
 use anyhow::Context;
 use domain::server::EventKind;
-use domain::OrderId;
-use domain::{OrganizationId, ServerId};
+use domain::{OrderId, OrganizationId, ServerId};
 use sqlx::{Any, Row, Transaction};
 use stripe_shared::{
     CheckoutSession, CheckoutSessionPaymentStatus, Invoice, InvoiceStatus, Subscription,
@@ -743,11 +742,15 @@ pub(super) async fn subscription(
     let sub = object.id.to_string();
     let order = object.metadata.get("order_id").cloned().unwrap_or_default();
     let mut server = subscription_server(tx, &sub, &order).await?;
-    if let Some(found) = &server {
-        // Two events of one subscription (or an event and a refresh) on two
-        // workers must not both compare against the same `stripe_event_at`:
-        // the older would overwrite the newer and a same-second tie would
-        // go unseen. The customer is locked, then the row read again.
+    // Two events of one subscription (or an event and a refresh) on two
+    // PostgreSQL workers must not both compare against the same
+    // `stripe_event_at`: the older would overwrite the newer and a
+    // same-second tie would go unseen. The customer is locked, then the row
+    // read again (SQLite's transactions are serial already).
+    if let Some(found) = server
+        .as_ref()
+        .filter(|_| db.backend == crate::db::Backend::Postgres)
+    {
         let org: OrganizationId = found.try_get("organization_id")?;
         lock_customer(db, tx, &org).await?;
         server = subscription_server(tx, &sub, &order).await?;

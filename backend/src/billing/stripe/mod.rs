@@ -22,9 +22,7 @@ mod taxes;
 
 use anyhow::Context;
 use async_trait::async_trait;
-use domain::OrderId;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{OrderId, OrganizationId, UserId};
 use stripe_billing::billing_portal_session::CreateBillingPortalSession;
 use stripe_checkout::checkout_session::{
     CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCheckoutSessionSubscriptionData,

@@ -10,9 +10,7 @@
 //! paid invoice is mirrored without it, and run by reconciliation).
 
 use anyhow::Context;
-use domain::InvoiceId;
-use domain::OrderId;
-use domain::OrganizationId;
+use domain::{InvoiceId, OrderId, OrganizationId};
 use sqlx::{Any, Row, Transaction};
 use stripe_billing::invoice::{ListInvoice, VoidInvoiceInvoice};
 use stripe_billing::invoice_payment::{ListInvoicePayment, ListInvoicePaymentStatus};

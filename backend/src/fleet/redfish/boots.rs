@@ -134,7 +134,7 @@ pub struct Boot {
     pub ipv6: Option<String>,
     pub message: Option<String>,
     pub deadline: i64,
-    #[sqlx(rename = "finished_at", try_from = "crate::db::Stamped")]
+    #[sqlx(rename = "finished_at", try_from = "crate::db::IsSet<i64>")]
     pub finished: bool,
 }
 

@@ -10,9 +10,7 @@ use backend::billing::credit::{self, CreditNote};
 use backend::billing::invoices::{self, Invoice, InvoiceFilter, InvoiceLine};
 use domain::money::Currency;
 use domain::time::format_iso;
-use domain::InvoiceId;
-use domain::Lang;
-use domain::ServerId;
+use domain::{InvoiceId, Lang, ServerId};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -188,12 +186,7 @@ async fn list_invoices(
 ) -> ApiResult<Json<ListPage<InvoiceJson>>> {
     let all = InvoiceFilter::default();
     let list = invoices::list(&state.db, Some(&caller.organization_id), &all).await?;
-    let page = q.page(
-        list,
-        |i| sort_key(i.issued_at, i.id.as_str()),
-        true,
-        caller.lang,
-    )?;
+    let page = q.page(list, |i| sort_key(i.issued_at, &i.id), true, caller.lang)?;
     let now = state.clock.now();
     Ok(Json(ListPage {
         data: page

@@ -8,9 +8,7 @@ use axum::Json;
 use backend::api_tokens::{self, Refused, Scope};
 use backend::organizations::Role;
 use backend::servers::Actor;
-use domain::Lang;
-use domain::OrganizationId;
-use domain::UserId;
+use domain::{Lang, OrganizationId, UserId};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -198,7 +196,7 @@ impl<T> ListPage<T> {
 
 /// The key a list item is paged by: its creation time, then its id, so
 /// keys are unique and sort as the list does.
-pub fn sort_key(created_at: i64, id: &str) -> String {
+pub fn sort_key(created_at: i64, id: impl std::fmt::Display) -> String {
     format!("{created_at:020}:{id}")
 }
 

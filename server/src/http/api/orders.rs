@@ -9,8 +9,7 @@ use backend::api_tokens::Scope;
 use backend::orders::{self, Order};
 use backend::organizations::Role;
 use domain::time::format_iso;
-use domain::OrderId;
-use domain::ServerId;
+use domain::{OrderId, ServerId};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -141,12 +140,7 @@ async fn list_orders(
 ) -> ApiResult<Json<ListPage<OrderJson>>> {
     let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
     let list = orders::list(&state.db, &caller.organization_id, placed_by).await?;
-    let page = q.page(
-        list,
-        |o| sort_key(o.created_at, o.id.as_str()),
-        true,
-        caller.lang,
-    )?;
+    let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
     let money = sees_money(caller.role);
     Ok(Json(ListPage {
         data: page

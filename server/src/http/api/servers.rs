@@ -156,12 +156,7 @@ pub async fn list(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Response> {
     let all = servers::list(&state.db, &caller.organization_id).await?;
-    let page = q.page(
-        all,
-        |s| sort_key(s.created_at, s.id.as_str()),
-        true,
-        caller.lang,
-    )?;
+    let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
     Ok(Json(page.map(server_json)).into_response())
 }
 
