@@ -8,6 +8,7 @@ pub mod http;
 pub mod mailer;
 pub mod metrics;
 pub mod ops;
+pub mod pages;
 pub mod startup;
 pub mod telemetry;
 pub mod worker;

@@ -338,8 +338,8 @@ fn router(state: Arc<AppState>) -> Router {
     // from the session (the order quote prices for their organization).
     let islands: Router<Arc<AppState>> = Router::new()
         .route(
-            crate::http::quote::PATH,
-            post(crate::http::quote::server_fn),
+            crate::pages::orders::quote::PATH,
+            post(crate::pages::orders::quote::server_fn),
         )
         .layer(from_fn_with_state(pages.clone(), auth::load_viewer))
         .layer(sessions.clone());

@@ -3,43 +3,14 @@
 //! work without JavaScript; the server answers with a redirect on success
 //! or this page again with the error and what was typed.
 
-pub mod account;
 pub mod alerts;
-pub mod audit;
-pub mod billing;
-pub mod billing_profile;
-pub mod console;
-pub mod email;
-pub mod finance;
 pub mod forms;
-pub mod host_bmc;
-pub mod host_page;
-pub mod inventory;
-pub mod invite;
-pub mod invoice;
-pub mod keys;
-pub mod login;
-pub mod maintenance;
-pub mod members;
 pub mod nav;
 pub mod notices;
 pub mod order;
 pub mod order_quote;
-pub mod orders;
 pub mod progress;
-pub mod recovery;
-pub mod root_password;
-pub mod servers;
-pub mod settle;
-pub mod signup;
-pub mod snapshots;
-pub mod staff;
-pub mod staff_home;
-pub mod staff_support;
-pub mod support;
-pub mod telemetry;
-pub mod tokens;
-pub mod two_factor;
+pub mod refusals;
 
 use domain::{Lang, OrganizationId, Role};
 use leptos::prelude::*;
@@ -133,19 +104,19 @@ pub enum FormError {
     MaintenanceTime,
     MaintenanceSettled,
     /// Finance's settlement of an invoice (staff).
-    Settle(settle::SettleRefusal),
+    Settle(refusals::SettleRefusal),
     /// Resending or withdrawing an invitation that is no longer pending.
     UnknownInvitation,
     /// Signing up from an invitation with an address that has an account.
     AccountExists,
     /// A host's BMC form, a check, or freeing a host not checked (staff).
-    Bmc(host_bmc::BmcRefusal),
+    Bmc(refusals::BmcRefusal),
     /// The API token form (name, scopes, expiry, too many tokens).
-    Token(tokens::TokenRefusal),
+    Token(refusals::TokenRefusal),
     /// A customer's support request form.
-    Support(support::SupportRefusal),
+    Support(refusals::SupportRefusal),
     /// A staff form on a support request (message, closed, assignee).
-    StaffSupport(staff_support::StaffSupportRefusal),
+    StaffSupport(refusals::StaffSupportRefusal),
 }
 
 impl FormError {

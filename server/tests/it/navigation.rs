@@ -310,7 +310,7 @@ fn every_audit_action_has_words() {
     for lang in [domain::Lang::En, domain::Lang::Zh] {
         for code in backend::audit::ACTIONS {
             assert!(
-                app::portal::audit::action_words(lang, code).is_some(),
+                server::pages::team::audit::action_words(lang, code).is_some(),
                 "{code} has no words in {lang:?}"
             );
         }

@@ -18,7 +18,7 @@ use super::error::ErrorBody;
 use super::{
     sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
 };
-use crate::http::invoice_pdf::{invoice_pdf, InvoicePdf};
+use crate::pages::billing::invoice_pdf::{invoice_pdf, InvoicePdf};
 use crate::startup::AppState;
 
 pub fn routes() -> Vec<ApiRoute> {

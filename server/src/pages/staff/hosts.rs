@@ -1,0 +1,444 @@
+//! The staff inventory: hosts per site and state, racking new hosts,
+//! moving a host to maintenance, failed or free, and hosts' BMCs
+//! (`host_bmc`). The page also lists maintenance windows and degraded
+//! hosts, whose forms are in `maintenance`; every order is in `orders`.
+
+use crate::http::page::{
+    lang_of, page, redirect, refused, PageError, PageResult, SameOrigin, Signed,
+};
+use crate::http::routes::{Access, Route};
+use crate::pages::orders::list::{OrderRow, OrderTableRow};
+use crate::pages::staff::host_bmc::{bmc_cell, BmcRow, CheckNotice, HostBmcs};
+use crate::pages::staff::StaffNav;
+use crate::startup::AppState;
+use app::context::use_facts;
+use app::i18n::{orders, staff, ui};
+use app::portal::forms::{CsrfField, FormErrorNotice, Notice};
+use app::portal::nav::PortalNav;
+use app::portal::FormError;
+use app::portal::{query, use_feedback};
+use app::storefront::href;
+use app::storefront::layout::Page;
+use app::storefront::not_found::ErrorPage;
+use axum::extract::{Query, State};
+use backend::inventory::{self, HostFilter, InventoryError};
+use domain::host::HostState;
+use domain::Lang;
+use domain::SiteCode;
+use http::request::Parts;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct InventoryView {
+    /// (site, plan, count per state in [`HostState::ALL`] order)
+    pub counts: Vec<(String, String, Vec<i64>)>,
+    /// (name, site, plan, state, changed at)
+    pub hosts: Vec<(String, String, String, HostState, i64)>,
+    pub filter_site: String,
+    pub filter_state: Option<HostState>,
+    pub windows: Vec<crate::pages::servers::maintenance::WindowRow>,
+    /// Hosts reporting a fault: (name, reason, since).
+    pub degraded: Vec<(String, String, i64)>,
+    /// The hosts that have a BMC (the Redfish Fleet drives them).
+    #[serde(default)]
+    pub bmcs: Vec<BmcRow>,
+}
+
+#[component]
+pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
+    let Some(facts) = use_facts() else {
+        return view! { <ErrorPage lang /> }.into_any();
+    };
+    let o = orders(lang);
+    let t = ui(lang);
+    let s = staff(lang);
+    let done = query("done").map(|d| match d.as_str() {
+        "bmc" => s.bmc_set_done,
+        _ => o.hosts_done,
+    });
+    let feedback = use_feedback();
+    let header = HostState::ALL
+        .iter()
+        .map(|&s| view! { <th scope="col" class="num">{(o.host_state)(s)}</th> })
+        .collect_view();
+    let counts = view
+        .counts
+        .iter()
+        .map(|(site, plan, n)| {
+            let cells = n.iter().map(|c| view! { <td class="num">{*c}</td> }).collect_view();
+            view! { <tr data-count=format!("{site}/{plan}")><th scope="row">{format!("{site} · {plan}")}</th>{cells}</tr> }
+        })
+        .collect_view();
+    let hosts = view
+        .hosts
+        .iter()
+        .map(|(name, site, plan, state, at)| {
+            view! {
+                <tr data-host=name.clone() data-state=state.as_str()>
+                    <th scope="row"><a href=href(lang, &crate::pages::staff::host_page::host_rest(name))><code>{name.clone()}</code></a></th>
+                    <td data-label=t.configure_site>{site.clone()}</td>
+                    <td data-label=t.configure_plan>{plan.clone()}</td>
+                    <td data-label=o.col_state>
+                        {(o.host_state)(*state)}
+                        {view.degraded.iter().any(|d| &d.0 == name).then(|| view! {
+                            " "<span class="badge badge-warn">{app::i18n::operations(lang).maint_degraded_badge}</span>
+                        })}
+                    </td>
+                    <td data-label=s.col_bmc>{bmc_cell(lang, name, &view.bmcs)}</td>
+                    <td data-label=o.col_updated>{domain::time::format_datetime(*at)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let sites = facts.catalog.sites.clone();
+    let site_options = move |selected: &str, all: bool| {
+        let mut options = Vec::new();
+        if all {
+            options.push(
+                view! { <option value="" selected=selected.is_empty()>{o.hosts_all}</option> }
+                    .into_any(),
+            );
+        }
+        for s in &sites {
+            let code = s.code.to_string();
+            let label = format!("{} ({code})", s.city.get(lang));
+            options.push(
+                view! { <option value=code.clone() selected=selected == code>{label}</option> }
+                    .into_any(),
+            );
+        }
+        options
+    };
+    let plan_options = facts
+        .catalog
+        .plans
+        .iter()
+        .map(|p| view! { <option value=p.id.to_string()>{p.name.clone()}</option> })
+        .collect_view();
+    let state_filter = HostState::ALL
+        .iter()
+        .map(|&s| view! { <option value=s.as_str() selected=view.filter_state == Some(s)>{(o.host_state)(s)}</option> })
+        .collect_view();
+    let settable = HostState::ALL
+        .iter()
+        .filter(|&&to| !HostState::operator_sources(to).is_empty())
+        .map(|&s| view! { <option value=s.as_str()>{(o.host_state)(s)}</option> })
+        .collect_view();
+    view! {
+        <Page lang title=o.inventory_title.to_owned() description=o.inventory_title.to_owned() rest="/staff/hosts".to_owned() noindex=true>
+            <section class="section portal-form wide" aria-labelledby="inventory-title">
+                <PortalNav lang />
+                <StaffNav lang />
+                <h1 id="inventory-title">{o.inventory_title}</h1>
+                <FormErrorNotice lang />
+                <Notice text=done />
+                <CheckNotice lang bmcs=view.bmcs.clone() />
+                <h2>{o.inventory_summary}</h2>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=o.inventory_summary>
+                    <table class="inventory">
+                        <thead><tr><th scope="col">{t.configure_site}</th>{header}</tr></thead>
+                        <tbody>{counts}</tbody>
+                    </table>
+                </div>
+                <div class="staff-forms">
+                    <form method="post" action=href(lang, "/staff/hosts/add")>
+                        <h2>{o.hosts_add_title}</h2>
+                        <CsrfField />
+                        <div class="field">
+                            <label for="add-site">{t.configure_site}</label>
+                            <select id="add-site" name="site">{site_options("", false)}</select>
+                        </div>
+                        <div class="field">
+                            <label for="add-plan">{t.configure_plan}</label>
+                            <select id="add-plan" name="plan">{plan_options}</select>
+                        </div>
+                        <div class="field">
+                            <label for="add-count">{o.hosts_count}</label>
+                            <input id="add-count" name="count" type="number" min="1" max="500" value="1" required />
+                        </div>
+                        <button type="submit">{o.hosts_add_submit}</button>
+                    </form>
+                    <form method="post" action=href(lang, "/staff/hosts/set")>
+                        <h2>{o.hosts_set_title}</h2>
+                        <CsrfField />
+                        <div class="field">
+                            <label for="set-name">{o.hosts_name}</label>
+                            <input id="set-name" name="name" value=feedback.value("name") required />
+                        </div>
+                        <div class="field">
+                            <label for="set-state">{o.hosts_new_state}</label>
+                            <select id="set-state" name="state">{settable}</select>
+                        </div>
+                        <div class="field">
+                            <label for="set-reason">{o.hosts_reason}</label>
+                            <input id="set-reason" name="reason" value=feedback.value("reason") maxlength="200" />
+                        </div>
+                        <button type="submit">{o.hosts_set_submit}</button>
+                    </form>
+                </div>
+                <crate::pages::servers::maintenance::StaffMaintenance lang windows=view.windows.clone() degraded=view.degraded.clone() />
+                <HostBmcs lang bmcs=view.bmcs.clone() />
+                <h2>{o.hosts_list}</h2>
+                <form method="get" action=href(lang, "/staff/hosts") class="choice">
+                    <div class="field">
+                        <label for="filter-site">{t.configure_site}</label>
+                        <select id="filter-site" name="site">{site_options(&view.filter_site, true)}</select>
+                    </div>
+                    <div class="field">
+                        <label for="filter-state">{o.col_state}</label>
+                        <select id="filter-state" name="state">
+                            <option value="" selected=view.filter_state.is_none()>{o.hosts_all}</option>
+                            {state_filter}
+                        </select>
+                    </div>
+                    <button type="submit">{o.hosts_filter_submit}</button>
+                </form>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=o.hosts_list>
+                    <table class="hosts phone-cards">
+                        <thead>
+                            <tr>
+                                <th scope="col">{o.col_host}</th>
+                                <th scope="col">{t.configure_site}</th>
+                                <th scope="col">{t.configure_plan}</th>
+                                <th scope="col">{o.col_state}</th>
+                                <th scope="col">{s.col_bmc}</th>
+                                <th scope="col">{o.col_updated}</th>
+                            </tr>
+                        </thead>
+                        <tbody>{hosts}</tbody>
+                    </table>
+                </div>
+            </section>
+        </Page>
+    }
+    .into_any()
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct StaffOrdersView {
+    pub rows: Vec<OrderRow>,
+}
+
+#[component]
+pub fn StaffOrdersPage(lang: Lang, view: StaffOrdersView) -> impl IntoView {
+    staff_orders(lang, view).into_any()
+}
+
+fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
+    let o = orders(lang);
+    let rows = view
+        .rows
+        .into_iter()
+        .map(|row| view! { <OrderTableRow lang row money=true /> })
+        .collect_view();
+    view! {
+        <Page lang title=o.staff_orders_title.to_owned() description=o.staff_orders_title.to_owned() rest="/staff/orders".to_owned() noindex=true>
+            <section class="section portal-form wide" aria-labelledby="staff-orders-title">
+                <PortalNav lang />
+                <StaffNav lang />
+                <h1 id="staff-orders-title">{o.staff_orders_title}</h1>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=o.staff_orders_title>
+                    <table class="orders">
+                        <thead>
+                            <tr>
+                                <th scope="col">{o.orders_placed}</th>
+                                <th scope="col">{o.col_organization}</th>
+                                <th scope="col">{o.orders_server}</th>
+                                <th scope="col">{ui(lang).configure_plan}</th>
+                                <th scope="col">{o.orders_state}</th>
+                                <th scope="col">{o.orders_by}</th>
+                                <th scope="col" class="num">{o.orders_total}</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            </section>
+        </Page>
+    }
+}
+
+app::page_view!(StaffOrdersView => StaffOrdersPage(view));
+
+app::page_view!(InventoryView => InventoryPage(view));
+
+pub fn routes() -> Vec<Route> {
+    use Access::Staff;
+    vec![
+        Route::get("/{lang}/staff/hosts", Staff, hosts_page),
+        Route::post("/{lang}/staff/hosts/add", Staff, add),
+        Route::post("/{lang}/staff/hosts/set", Staff, set),
+    ]
+}
+
+#[derive(Deserialize, Default)]
+struct HostQuery {
+    #[serde(default)]
+    site: String,
+    #[serde(default)]
+    state: String,
+}
+
+async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<InventoryView> {
+    let all = inventory::list_hosts(&state.db, &HostFilter::default()).await?;
+    let mut counts: Vec<(String, String, Vec<i64>)> = Vec::new();
+    for host in &all {
+        let (site, plan) = (host.site.to_string(), host.plan.to_string());
+        let i = HostState::ALL
+            .iter()
+            .position(|&s| s == host.state)
+            .expect("every state is in ALL");
+        let row = match counts.iter().position(|(s, p, _)| *s == site && *p == plan) {
+            Some(row) => row,
+            None => {
+                counts.push((site, plan, vec![0; HostState::ALL.len()]));
+                counts.len() - 1
+            }
+        };
+        counts[row].2[i] += 1;
+    }
+    let filter = HostFilter {
+        site: SiteCode::parse(&query.site),
+        plan: None,
+        state: HostState::parse(&query.state),
+    };
+    let hosts = inventory::list_hosts(&state.db, &filter)
+        .await?
+        .into_iter()
+        .take(500)
+        .map(|h| {
+            (
+                h.name,
+                h.site.to_string(),
+                h.plan.to_string(),
+                h.state,
+                h.updated_at,
+            )
+        })
+        .collect();
+    let windows = backend::servers::maintenance::open_for_staff(&state.db)
+        .await?
+        .into_iter()
+        .map(
+            |(w, host, server)| crate::pages::servers::maintenance::WindowRow {
+                host,
+                server,
+                ..crate::pages::servers::maintenance::WindowRow::from(w)
+            },
+        )
+        .collect();
+    let degraded = backend::servers::maintenance::degraded_hosts(&state.db).await?;
+    Ok(InventoryView {
+        bmcs: crate::pages::staff::host_bmc::bmc_rows(&state.db).await?,
+        windows,
+        degraded,
+        counts,
+        hosts,
+        filter_site: query.site.clone(),
+        filter_state: HostState::parse(&query.state),
+    })
+}
+
+async fn hosts_page(
+    State(state): State<Arc<AppState>>,
+    Query(query): Query<HostQuery>,
+    parts: Parts,
+) -> PageResult {
+    let view = inventory_view(&state, &query).await?;
+    page(&state, parts, view).await
+}
+
+/// Who acts, for the audit log.
+pub(crate) fn actor(staff: &Signed) -> String {
+    format!("staff:{}", staff.0.user.email)
+}
+
+/// Back to the hosts page once done.
+pub(crate) fn done(parts: &Parts) -> PageResult {
+    Ok(redirect(lang_of(parts), "/staff/hosts?done=1"))
+}
+
+/// The hosts page again with why the inventory refused, and the host
+/// form's fields.
+fn refusal(error: InventoryError, name: &str, reason: &str) -> PageError {
+    let error = match error {
+        InventoryError::UnknownHost(_) => FormError::UnknownHost,
+        InventoryError::UnknownSite(_) | InventoryError::UnknownPlan(_) => FormError::Choice,
+        InventoryError::Transition { .. } => FormError::HostTransition,
+        InventoryError::Count => FormError::HostCount,
+        InventoryError::NotChecked(_) => {
+            FormError::Bmc(app::portal::refusals::BmcRefusal::NotChecked)
+        }
+        InventoryError::Db(error) => return PageError::Unavailable(error),
+    };
+    refused(error, &[("name", name), ("reason", reason)])
+}
+
+#[derive(Deserialize)]
+struct NewHosts {
+    #[serde(default)]
+    site: String,
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    count: String,
+}
+
+/// Racks `count` new hosts of a plan at a site.
+async fn add(
+    State(state): State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<NewHosts>,
+) -> PageResult {
+    let count = form.count.trim().parse::<u32>().unwrap_or(0);
+    inventory::add_hosts(
+        &state.db,
+        &state.clock,
+        &form.site,
+        &form.plan,
+        count,
+        &actor(&staff),
+    )
+    .await
+    .map_err(|error| refusal(error, "", ""))?;
+    done(&parts)
+}
+
+#[derive(Deserialize)]
+struct NewState {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Moves a host to another state, with the reason for the audit log.
+async fn set(
+    State(state): State<Arc<AppState>>,
+    staff: Signed,
+    parts: Parts,
+    SameOrigin(form): SameOrigin<NewState>,
+) -> PageResult {
+    let to = HostState::parse(&form.state)
+        .ok_or_else(|| refused(FormError::Choice, &[("name", &form.name)]))?;
+    let reason = match form.reason.trim() {
+        "" => "changed by staff",
+        reason => reason,
+    };
+    inventory::set_state(
+        &state.db,
+        &state.clock,
+        form.name.trim(),
+        to,
+        &actor(&staff),
+        reason,
+    )
+    .await
+    .map_err(|error| refusal(error, &form.name, &form.reason))?;
+    done(&parts)
+}
