@@ -30,6 +30,7 @@ test('sign up, confirm, log in, enrol 2FA, log in with a code, invite a billing 
   const owner = await (await browser.newContext()).newPage();
   await signUpAndConfirm(owner, ownerEmail, 'Ann Lee', 'Lee Labs');
   await logIn(owner, ownerEmail);
+  await owner.goto('/en/account');
   await expect(owner.getByTestId('account-role')).toHaveText('Owner');
 
   // Enrol two-factor authentication, then log in again with a code.
@@ -48,7 +49,7 @@ test('sign up, confirm, log in, enrol 2FA, log in with a code, invite a billing 
   // The next 30-second step (accepted for clock drift; the enrolment code's step is spent).
   await owner.getByLabel('Code', { exact: true }).fill(totp(secret, Date.now() / 1000 + 30));
   await owner.getByRole('button', { name: 'Log in' }).click();
-  await expect(owner).toHaveURL(/\/en\/account$/);
+  await expect(owner).toHaveURL(/\/en\/servers$/);
 
   await owner.getByRole('link', { name: 'Members' }).click();
   await owner.getByLabel('Email', { exact: true }).fill(billingEmail);

@@ -119,13 +119,15 @@ export async function signUpAndConfirm(page: Page, email: string, name: string, 
   await expect(page.getByTestId('notice')).toContainText('Your email is confirmed');
 }
 
-/** Logs in with the test password; lands on the account page. */
+/** Logs in with the test password; a new owner lands on their servers. */
 export async function logIn(page: Page, email: string) {
   await page.goto('/en/login');
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await expect(page).toHaveURL(/\/en\/account$/);
+  await expect(page).toHaveURL(/\/en\/servers$/);
+  await expect(page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'Servers' }))
+    .toHaveAttribute('aria-current', 'page');
 }
 
 /** No serious or critical axe violations on the page as it is now. */

@@ -24,7 +24,11 @@ pub fn ConfigurePage(lang: Lang) -> impl IntoView {
         return view! { <ErrorPage lang /> }.into_any();
     };
     let t = ui(lang);
-    let plan_q = query("plan").unwrap_or_default();
+    // No plan asked for (the menu's link): the first plan, as the plans
+    // table lists them, rather than an error.
+    let plan_q = query("plan")
+        .or_else(|| facts.catalog.plans.first().map(|p| p.id.to_string()))
+        .unwrap_or_default();
     let site_q = query("site").unwrap_or_default();
     let alert_set = query("alert").is_some();
     let catalog = facts.catalog.clone();

@@ -275,17 +275,42 @@ pub async fn remember_return(session: &Session, path: &str) -> anyhow::Result<()
 
 /// Where a fresh login goes: the portal page the visitor asked for before
 /// logging in (only ever a path of ours, so it can't redirect elsewhere),
-/// or the account page.
-pub async fn after_login(session: &Session, lang: domain::Lang) -> String {
+/// or the user's home in the portal (`home`).
+pub async fn after_login(
+    state: &AppState,
+    session: &Session,
+    user: &User,
+    lang: domain::Lang,
+) -> anyhow::Result<String> {
     let wanted = session
         .remove::<Option<String>>(RETURN_TO)
         .await
         .ok()
         .flatten()
-        .flatten();
-    wanted
-        .filter(|p| p.starts_with(&format!("/{}/", lang.code())) && !p.contains("//"))
-        .unwrap_or_else(|| format!("/{}/account", lang.code()))
+        .flatten()
+        .filter(|p| p.starts_with(&format!("/{}/", lang.code())) && !p.contains("//"));
+    if let Some(path) = wanted {
+        return Ok(path);
+    }
+    let membership = backend::organizations::primary_membership(&state.db, &user.id).await?;
+    Ok(format!(
+        "/{}{}",
+        lang.code(),
+        home(user, membership.map(|m| m.role))
+    ))
+}
+
+/// The page a user works from, as Hetzner's and DigitalOcean's consoles
+/// open on the resources: staff on the staff home, whoever runs servers
+/// on their servers, billing members on billing; someone in no
+/// organization yet on their account.
+fn home(user: &User, role: Option<domain::Role>) -> &'static str {
+    match role {
+        _ if user.is_staff => "/staff",
+        Some(role) if role.technical() => "/servers",
+        Some(role) if role.money() => "/billing",
+        _ => "/account",
+    }
 }
 
 /// Refuses cross-site state changes before any handler runs.

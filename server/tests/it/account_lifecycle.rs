@@ -81,7 +81,7 @@ async fn email_changes_after_the_new_address_confirms(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(new.location(), "/en/account");
+    assert_eq!(new.location(), "/en/servers");
     // Asking for an address another account has tells that account, not us.
     app.member("taken@example.com", "T", "").await;
     let page = app

@@ -131,7 +131,7 @@ async fn sign_up_verify_log_in_and_out(db: TestDb) {
     let page = log_in(&app, &b, "an@example.com", PASSWORD).await;
     assert_eq!(
         (page.status, page.location()),
-        (303, "/en/account"),
+        (303, "/en/servers"),
         "{}",
         page.body
     );

@@ -11,7 +11,8 @@ on_both_databases!(
     members_two_factor_and_audit_pages_have_the_menu,
     every_save_says_what_it_saved,
     the_audit_log_speaks_both_languages,
-    a_forbidden_page_says_not_allowed
+    a_forbidden_page_says_not_allowed,
+    a_login_lands_on_the_users_home
 );
 
 const KEY: &str =
@@ -315,4 +316,50 @@ fn every_audit_action_has_words() {
             );
         }
     }
+}
+
+/// Logging in opens what the user works on (issue 33): an owner or a
+/// technical member their servers, a billing member billing, staff the
+/// staff home; a page asked for before logging in wins over all of them.
+async fn a_login_lands_on_the_users_home(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("own@home.example", "Own", "Home Co").await;
+    app.invite(&owner, "tech@home.example", "technical").await;
+    app.invite(&owner, "money@home.example", "billing").await;
+    // Staff: `common::staff` logs in and checks it lands on /en/staff.
+    app.staff("ops@home.example").await;
+    let log_in = |email: &'static str, lang: &'static str| {
+        let app = &app;
+        async move {
+            let login = format!("/{lang}/login");
+            let fields = [("email", email), ("password", common::PASSWORD)];
+            let page = app
+                .post_as(&app.browser(), &login, &login, &fields, &[])
+                .await;
+            page.location().to_owned()
+        }
+    };
+    assert_eq!(log_in("own@home.example", "en").await, "/en/servers");
+    assert_eq!(log_in("tech@home.example", "zh").await, "/zh/servers");
+    assert_eq!(log_in("money@home.example", "en").await, "/en/billing");
+    // Asked for a page first: that page, after the login.
+    let b = app.browser();
+    assert_eq!(
+        app.get_as(&b, "/en/orders").await.location(),
+        "/en/login?done=login"
+    );
+    let page = app
+        .post_as(
+            &b,
+            "/en/login",
+            "/en/login",
+            &[
+                ("email", "money@home.example"),
+                ("password", common::PASSWORD),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/orders");
+    app.finish().await;
 }

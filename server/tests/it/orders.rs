@@ -65,7 +65,7 @@ async fn an_organization_places_at_most_twenty_orders_a_day_in_either_language(d
         .await;
     assert_eq!(
         login.location(),
-        "/en/account",
+        "/en/servers",
         "{}",
         strip_tags(&login.body)
     );
@@ -87,13 +87,13 @@ async fn logging_in_returns_to_the_order_form(db: TestDb) {
         .post_as(&visitor, "/en/login", "/en/login", &fields, &[])
         .await;
     assert_eq!(page.location(), "/en/order?plan=g-ada&site=fra");
-    // Only once: the next login goes to the account page.
+    // Only once: the next login goes to the owner's servers.
     app.post_as(&visitor, "/en/account", "/en/logout", &[], &[])
         .await;
     let page = app
         .post_as(&visitor, "/en/login", "/en/login", &fields, &[])
         .await;
-    assert_eq!(page.location(), "/en/account");
+    assert_eq!(page.location(), "/en/servers");
     app.finish().await;
 }
 

@@ -313,7 +313,7 @@ async fn a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account", "{}", page.body);
+    assert_eq!(page.location(), "/en/servers", "{}", page.body);
     let servers = restored.get_as(&b, "/en/servers").await;
     assert!(servers.body.contains("kept-1"), "{}", servers.body);
     let billing = strip_tags(&restored.get_as(&b, "/en/billing").await.body);
@@ -465,7 +465,7 @@ async fn parallel_password_guesses_face_the_limit(db: TestDb) {
         )
         .await;
     if judged < 5 {
-        assert_eq!(page.location(), "/en/account", "{}", page.status);
+        assert_eq!(page.location(), "/en/servers", "{}", page.status);
     } else {
         assert_eq!(
             page.status, 429,

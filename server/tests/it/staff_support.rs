@@ -92,7 +92,7 @@ async fn log_in_again(app: &TestApp, browser: &reqwest::Client, email: &str) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account", "{email} logs in again");
+    assert_eq!(page.location(), "/en/servers", "{email} logs in again");
 }
 
 async fn the_queue_filters_by_state_category_site_and_age(db: TestDb) {

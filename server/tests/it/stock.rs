@@ -107,7 +107,6 @@ async fn configure_rejects_unknown_choices(db: TestDb) {
     for path in [
         "/en/configure?plan=g-h100",
         "/en/configure?plan=g-ada&site=zzz",
-        "/en/configure",
     ] {
         let page = app.get(path).await;
         assert_eq!(page.status, 400, "{path}");
@@ -118,6 +117,15 @@ async fn configure_rejects_unknown_choices(db: TestDb) {
         assert!(
             page.body.contains("<select id=\"plan\" name=\"plan\">"),
             "{path}: the form is still there"
+        );
+    }
+    // No plan at all is not a mistake: the first plan is chosen.
+    for lang in ["en", "zh"] {
+        let page = app.get(&format!("/{lang}/configure")).await;
+        assert_eq!(page.status, 200, "{lang}");
+        assert!(
+            page.body.contains("<option value=\"g-ada\" selected"),
+            "{lang}: the first plan is chosen"
         );
     }
     let page = app.get("/zh/configure?plan=nope").await;

@@ -184,7 +184,7 @@ pub(crate) async fn sign_in_again(app: &TestApp, owner: &reqwest::Client, email:
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account");
+    assert_eq!(page.location(), "/en/servers");
 }
 
 /// An owner (of Org A) whose G-ADA order at `site` went to Stripe's

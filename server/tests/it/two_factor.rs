@@ -144,6 +144,7 @@ async fn enrol_then_log_in_with_a_code(db: TestDb) {
             &[],
         )
         .await;
+    // Back to the page asked for before the login.
     assert_eq!(page.location(), "/en/account");
     assert_eq!(app.get_as(&fresh, "/en/account").await.status, 200);
 
@@ -159,7 +160,7 @@ async fn enrol_then_log_in_with_a_code(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account");
+    assert_eq!(page.location(), "/en/servers");
     let again = app.browser();
     password_step(&app, &again, email).await;
     let page = app
@@ -254,7 +255,7 @@ async fn a_right_password_buys_no_free_code_guesses(db: TestDb) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/account", "{}", page.body);
+    assert_eq!(page.location(), "/en/servers", "{}", page.body);
     clock.advance(30);
     let next = app.browser();
     password_step(&app, &next, email).await;
@@ -312,7 +313,7 @@ async fn turning_off_needs_password_and_code(db: TestDb) {
     assert_eq!(page.location(), "/en/account/2fa?done=off");
     assert_eq!(
         password_step(&app, &app.browser(), email).await.location(),
-        "/en/account"
+        "/en/servers"
     );
     app.finish().await;
 }

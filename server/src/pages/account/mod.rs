@@ -177,7 +177,7 @@ pub async fn login(
         format!("/{}/login/code", lang.code())
     } else {
         start_login(&session, &user.id, now).await?;
-        after_login(&session, lang).await
+        after_login(&state, &session, &user, lang).await?
     };
     Ok(Redirect::to(&next).into_response())
 }

@@ -309,5 +309,5 @@ pub async fn login_code(
     // The whole login succeeded: both counts are forgiven.
     throttle::clear_account(&state.db, &user.email).await?;
     start_login(&session, &user.id, now).await?;
-    Ok(Redirect::to(&after_login(&session, lang).await).into_response())
+    Ok(Redirect::to(&after_login(&state, &session, &user, lang).await?).into_response())
 }

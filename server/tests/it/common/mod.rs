@@ -238,7 +238,8 @@ impl TestApp {
                 &[],
             )
             .await;
-        assert_eq!(page.location(), "/en/account", "{}", page.body);
+        // A new owner's home is their servers.
+        assert_eq!(page.location(), "/en/servers", "{}", page.body);
         b
     }
 
@@ -403,7 +404,7 @@ impl TestApp {
                 &[],
             )
             .await;
-        assert_eq!(page.location(), "/en/account", "staff log in");
+        assert_eq!(page.location(), "/en/staff", "staff log in");
         browser
     }
 
