@@ -40,7 +40,7 @@ async fn chinese_member(app: &TestApp, email: &str, company: &str) -> reqwest::C
         .await;
     let login = [("email", email), ("password", PASSWORD)];
     let page = app.post_as(&b, "/zh/login", "/zh/login", &login, &[]).await;
-    assert_eq!(page.location(), "/zh/account", "{}", page.body);
+    assert_eq!(page.location(), "/zh/servers", "{}", page.body);
     app.give_billing_profile(&b, company, "DE", email).await;
     b
 }

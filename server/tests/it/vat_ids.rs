@@ -318,7 +318,7 @@ async fn chinese_billing_member(app: &TestApp, owner: &reqwest::Client, email: &
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/zh/account");
+    assert_eq!(page.location(), "/zh/servers");
     let token = invitation
         .split("token=")
         .nth(1)
