@@ -112,6 +112,8 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   // No SSH key was given: the root password, shown once.
   await page.getByRole('button', { name: 'Show the root password' }).click();
   await expect(page.getByTestId('root-password')).toHaveText(/\S{8,}/);
+  // Shown on the server's own address (post/redirect/get): a reload sends nothing.
+  expect(new URL(page.url()).pathname).toBe(serverPath);
   await page.reload();
   await expect(page.getByRole('button', { name: 'Show the root password' })).toHaveCount(0);
   await expect(page.getByTestId('root-password')).toHaveCount(0);

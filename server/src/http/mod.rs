@@ -7,6 +7,7 @@ pub mod headers;
 pub mod health;
 pub mod input;
 pub mod lang;
+pub mod once;
 pub mod page;
 pub mod page_cache;
 pub mod routes;

@@ -56,8 +56,9 @@ async fn members_create_tokens_within_their_role_and_see_the_secret_once(db: Tes
         assert!(!page.body.contains("data-token-secret"));
     }
 
-    // The owner's token: the secret once, in a page nobody stores.
-    let page = post_new_token(
+    // The owner's token: the form redirects (a reload cannot create a
+    // second one); the secret is on the next page once, which nobody stores.
+    let posted = post_new_token(
         &app,
         &owner,
         "release pipeline",
@@ -65,6 +66,9 @@ async fn members_create_tokens_within_their_role_and_see_the_secret_once(db: Tes
         "90",
     )
     .await;
+    assert_eq!(posted.location(), "/en/tokens#new-token");
+    assert!(!posted.body.contains("gpu_"));
+    let page = app.follow(&owner, posted).await;
     assert_eq!(page.status, 200, "{}", common::strip_tags(&page.body));
     assert_eq!(
         page.headers
@@ -282,6 +286,8 @@ async fn the_form_refuses_bad_input_in_both_languages(db: TestDb) {
             &[],
         )
         .await;
+    assert_eq!(page.location(), "/zh/tokens#new-token");
+    let page = app.follow(&owner, page).await;
     assert_eq!(page.status, 200);
     assert!(token_secret(&page.body).is_some() && page.body.contains("它不会再次显示"));
     // Staff act for no organization: no tokens.

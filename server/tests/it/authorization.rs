@@ -283,7 +283,10 @@ const ROWS: &[Row] = &[
     ),
     // The root password, once (technical takes it; the owner then sees the
     // page without it).
-    ("POST", "/{lang}/servers/{id}/reveal", "/en/servers/{server_a}/reveal", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    // The password waits for the server's page (post/redirect/get); the
+    // reveal's address opened as a page leads there too.
+    ("POST", "/{lang}/servers/{id}/reveal", "/en/servers/{server_a}/reveal", &[], [LOGIN, Status(404), Redirect("/en/servers/"), DENIED, Redirect("/en/servers/"), DENIED]),
+    ("GET", "/{lang}/servers/{id}/reveal", "/en/servers/{server_a}/reveal", &[], [LOGIN, Status(404), Redirect("/en/servers/"), DENIED, Redirect("/en/servers/"), DENIED]),
     // Unconfirmed: the server page again with the error; another
     // organization's server is not found even then.
     ("POST", "/{lang}/servers/{id}/reboot", "/en/servers/{server_a}/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
@@ -339,13 +342,14 @@ const ROWS: &[Row] = &[
     ("POST", "/{lang}/keys/delete", "/en/keys/delete", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
     // API tokens (issue 14): every member, within their own organization.
     ("GET", "/{lang}/tokens", "/en/tokens", &[], [LOGIN, Ok, Ok, Ok, Ok, DENIED]),
-    // Creating answers the page with the secret; billing may not give `read`.
+    // Creating redirects to the page that shows the secret once; billing
+    // may not give `read`.
     (
         "POST",
         "/{lang}/tokens",
         "/en/tokens",
         &[("name", "matrix {caller}"), ("scope", "read"), ("expires", "30")],
-        [LOGIN, Ok, Ok, Status(422), Ok, DENIED],
+        [LOGIN, Redirect("/en/tokens"), Redirect("/en/tokens"), Status(422), Redirect("/en/tokens"), DENIED],
     ),
     // An unknown token, or another organization's, is not found.
     (

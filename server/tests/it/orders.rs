@@ -409,9 +409,11 @@ async fn power_actions_need_confirmation_and_the_root_password_shows_once(db: Te
 
     // No key was given: the root password is there once, then gone.
     assert!(page.body.contains("Show the root password"));
-    let shown = app
+    let posted = app
         .post_as(&owner, &base, &format!("{base}/reveal"), &[], &[])
         .await;
+    assert_eq!(posted.location(), format!("{base}#root-password-section"));
+    let shown = app.follow(&owner, posted).await;
     let password = common::hidden(
         &shown
             .body
@@ -424,9 +426,16 @@ async fn power_actions_need_confirmation_and_the_root_password_shows_once(db: Te
         "{}",
         shown.body
     );
+    // Neither a reload of that page nor another reveal shows it again.
+    assert!(!app
+        .get_as(&owner, &base)
+        .await
+        .body
+        .contains("data-testid=\"root-password\""));
     let again = app
         .post_as(&owner, &base, &format!("{base}/reveal"), &[], &[])
         .await;
+    let again = app.follow(&owner, again).await;
     assert!(!again.body.contains("data-testid=\"root-password\""));
     assert!(!app
         .get_as(&owner, &base)

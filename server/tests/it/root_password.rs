@@ -34,7 +34,21 @@ async fn a_lost_root_password_is_reset_through_the_fleet_and_shown_once(db: Test
     let page = app
         .post_as(&owner, &base, &format!("{base}/reveal"), &[], &[])
         .await;
+    let page = app.follow(&owner, page).await;
     let first = shown_password(&page.body).expect("the first password");
+    assert_eq!(
+        page.headers
+            .get("cache-control")
+            .and_then(|v| v.to_str().ok()),
+        Some("no-store")
+    );
+    // The reveal's address opened as a page leads to the server's page.
+    assert_eq!(
+        app.get_as(&owner, &format!("{base}/reveal"))
+            .await
+            .location(),
+        format!("{base}#root-password-section")
+    );
     assert!(page.body.contains("data-copy=\"root-password\""));
     assert!(page.body.contains("src=\"/copy.js\""));
     assert_eq!(app.get("/copy.js").await.status, 200);
@@ -65,12 +79,14 @@ async fn a_lost_root_password_is_reset_through_the_fleet_and_shown_once(db: Test
     let page = app
         .post_as(&owner, &base, &format!("{base}/reveal"), &[], &[])
         .await;
+    let page = app.follow(&owner, page).await;
     let second = shown_password(&page.body).expect("the new password");
     assert_ne!(first, second);
     assert_eq!(second.len(), 24);
     let again = app
         .post_as(&owner, &base, &format!("{base}/reveal"), &[], &[])
         .await;
+    let again = app.follow(&owner, again).await;
     assert_eq!(shown_password(&again.body), None, "shown once");
     let history = strip_tags(&app.get_as(&owner, &base).await.body);
     assert!(

@@ -1,9 +1,12 @@
 //! The API tokens page (every member; staff act for no organization): the
 //! organization's tokens (owners see everyone's, other members their own),
 //! each with its scopes, expiry, last use and a confirmed revoke; creating a
-//! token, whose secret is shown once, in the answer to that form only (never
-//! put in an address or the session); revoking one.
+//! token, whose secret is shown once, on the page the form redirects to
+//! (`http::once`: sealed in the session for that one page; never in an
+//! address), so a reload neither shows it again nor creates a second one;
+//! revoking one.
 
+use crate::http::once;
 use crate::http::page::{
     client_ip, lang_of, page, redirect, refused, Member, PageError, PageResult, SameOrigin, Signed,
 };
@@ -30,6 +33,7 @@ use http::request::Parts;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use tower_sessions::Session;
 
 /// The redirect code after a revocation (`?done=token-revoked`).
 pub const REVOKED: &str = "token-revoked";
@@ -45,8 +49,8 @@ pub struct TokensView {
     /// Owners see every member's tokens with their creator.
     pub owner: bool,
     pub now: i64,
-    /// The token just created, (name, secret): only in the answer to the
-    /// create form, never in an address or a session.
+    /// The token just created, (name, secret): only on the first page
+    /// after the create form, never in an address.
     pub created: Option<(String, String)>,
 }
 
@@ -137,7 +141,7 @@ pub fn TokensPage(lang: Lang, view: TokensView) -> impl IntoView {
 fn NewSecret(lang: Lang, name: String, secret: String) -> impl IntoView {
     let t = tokens(lang);
     view! {
-        <div class="notice notice-ok secret" role="status" data-testid="new-token">
+        <div id="new-token" class="notice notice-ok secret" role="status" data-testid="new-token">
             <h2>{(t.secret_title)(&name)}</h2>
             <p class="copyable">
                 <code id="token-secret" data-token-secret>{secret}</code>
@@ -338,13 +342,26 @@ async fn view_of(
     })
 }
 
+/// Where the secret of a token just created waits for the page (`once`).
+const NEW_TOKEN: &str = "new-token";
+
 async fn tokens_page(
     State(state): State<Arc<AppState>>,
     Member(m): Member,
+    session: Session,
     parts: Parts,
 ) -> PageResult {
-    let view = view_of(&state, &m, None).await?;
-    page(&state, parts, view).await
+    let created = once::take(&session, &state.sealer, NEW_TOKEN).await;
+    let secret_shown = created.is_some();
+    let view = view_of(&state, &m, created).await?;
+    let mut response: Response = page(&state, parts, view).await?;
+    if secret_shown {
+        // The secret is in this answer: nothing may keep it.
+        response
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    Ok(response)
 }
 
 /// The create form's fields: `scope` repeats, one per ticked box.
@@ -385,6 +402,7 @@ async fn create(
     State(state): State<Arc<AppState>>,
     Member(m): Member,
     Signed(current): Signed,
+    session: Session,
     parts: Parts,
     SameOrigin(fields): SameOrigin<Vec<(String, String)>>,
 ) -> PageResult {
@@ -416,13 +434,8 @@ async fn create(
     let (token, secret) = api_tokens::create(&state.db, &state.clock, &new)
         .await
         .map_err(|e| PageError::from(e).keeping(&kept))?;
-    let view = view_of(&state, &m, Some((token.name, secret))).await?;
-    let mut response: Response = page(&state, parts, view).await?;
-    // The secret is in this answer: nothing may keep it.
-    response
-        .headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(response)
+    once::stash(&session, &state.sealer, NEW_TOKEN, &(token.name, secret)).await?;
+    Ok(redirect(lang_of(&parts), "/tokens#new-token"))
 }
 
 #[derive(Deserialize)]

@@ -21,7 +21,8 @@ pub mod cancellation;
 mod list;
 pub mod overdue;
 
-use crate::http::page::{lang_of, page, Member, PageError, PageResult, SameOrigin};
+use crate::http::once;
+use crate::http::page::{lang_of, page, redirect, Member, PageError, PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::maintenance::WindowRow;
 use crate::pages::servers::overdue::OverdueView;
@@ -46,12 +47,14 @@ use backend::servers::{self, Server, ServerError, ServerState};
 use domain::server::{EventKind, ShownState, Step};
 use domain::ServerId;
 use domain::{Lang, OrderId};
+use http::header::{HeaderValue, CACHE_CONTROL};
 use http::request::Parts;
 use http::StatusCode;
 use leptos::prelude::*;
 pub use list::ServersPage;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use tower_sessions::Session;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServerRow {
@@ -445,6 +448,7 @@ pub fn routes() -> Vec<Route> {
         Route::get("/{lang}/servers/{id}", TECHNICAL, show),
         Route::get("/{lang}/servers/{id}/progress", TECHNICAL, progress),
         Route::post("/{lang}/servers/{id}/rename", TECHNICAL, rename),
+        Route::get("/{lang}/servers/{id}/reveal", TECHNICAL, reveal_page),
         Route::post("/{lang}/servers/{id}/reveal", TECHNICAL, reveal),
     ]
 }
@@ -573,9 +577,25 @@ async fn show(
     State(state): State<Arc<AppState>>,
     m: Member,
     Path((_, id)): Path<(String, ServerId)>,
+    session: Session,
     parts: Parts,
 ) -> PageResult {
-    detail(&state, parts, &m.0, &id, None).await
+    let password: Option<String> =
+        once::take(&session, &state.sealer, &root_password_key(&id)).await;
+    let shown = password.is_some();
+    let mut response = detail(&state, parts, &m.0, &id, password).await?;
+    if shown {
+        // The password is in this answer: nothing may keep it.
+        response
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    Ok(response)
+}
+
+/// Where a revealed root password waits for the server's page (`once`).
+fn root_password_key(id: &ServerId) -> String {
+    format!("root-password.{id}")
 }
 
 /// What the page's progress island (`app/src/portal/progress.rs`) reads
@@ -627,19 +647,41 @@ async fn rename(
     on.done("rename")
 }
 
-/// Shows the root password once: it is gone from the database afterwards,
-/// so it appears in this response only.
+/// Shows the root password once: it is gone from the database afterwards
+/// and waits, sealed in the session, for the one server page the redirect
+/// opens; a reload of that page shows it no more.
 async fn reveal(
     State(state): State<Arc<AppState>>,
     on: OnServer,
-    m: Member,
-    mut parts: Parts,
+    session: Session,
     SameOrigin(_): SameOrigin<Confirm>,
 ) -> PageResult {
+    exists(&state, &on).await?;
     let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
     let password = servers::take_root_password(db, clock, sealer, &on.actor(), &on.id).await?;
-    if let Ok(uri) = format!("/{}/servers/{}", on.lang.code(), on.id).parse() {
-        parts.uri = uri;
+    if let Some(password) = password {
+        once::stash(&session, sealer, &root_password_key(&on.id), &password).await?;
     }
-    detail(&state, parts, &m.0, &on.id, password).await
+    Ok(redirect(
+        on.lang,
+        &format!("/servers/{}#root-password-section", on.id),
+    ))
+}
+
+/// Another organization's server, or none, is not found, as everywhere.
+async fn exists(state: &AppState, on: &OnServer) -> Result<(), PageError> {
+    servers::get(&state.db, on.organization_id(), &on.id)
+        .await?
+        .ok_or(PageError::NotFound)?;
+    Ok(())
+}
+
+/// The reveal's address opened as a page (a bookmark, a reload of an old
+/// tab): the server's page, where the button is.
+async fn reveal_page(State(state): State<Arc<AppState>>, on: OnServer) -> PageResult {
+    exists(&state, &on).await?;
+    Ok(redirect(
+        on.lang,
+        &format!("/servers/{}#root-password-section", on.id),
+    ))
 }

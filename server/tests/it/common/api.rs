@@ -1,5 +1,5 @@
 //! API tokens made the way a member makes them: on the portal's API tokens
-//! page, the secret read from the page that answered the form.
+//! page, the secret read from the page the form redirects to.
 
 use super::{Page, TestApp};
 
@@ -23,6 +23,7 @@ pub async fn create_token_expiring(
     expires: &str,
 ) -> String {
     let page = post_new_token(app, member, name, scopes, expires).await;
+    let page = app.follow(member, page).await;
     assert_eq!(
         page.status,
         200,

@@ -183,6 +183,21 @@ impl TestApp {
         }
     }
 
+    /// Where a form's redirect leads, as the browser would load it next
+    /// (post/redirect/get); any other answer as it is.
+    pub async fn follow(&self, browser: &reqwest::Client, page: Page) -> Page {
+        if page.status != 303 {
+            return page;
+        }
+        let to = page
+            .location()
+            .split('#')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        self.get_as(browser, &to).await
+    }
+
     /// The newest mail to an address, from the outbox subcommand.
     pub fn last_mail(&self, to: &str) -> String {
         self.ops_ok(&["mail", "outbox", "--to", to, "--limit", "1"])
