@@ -18,3 +18,21 @@ for (const c of cases) {
     await expect(page.locator('a[data-testid=lang-switch]')).toBeVisible();
   });
 }
+
+// Short pages keep their footer at the bottom of the window, on a desk
+// and on a phone, in both languages (issue 33).
+for (const [width, height] of [[1280, 900], [360, 740]] as const) {
+  for (const path of ['/en/login', '/zh/does-not-exist']) {
+    test(`the footer sits at the bottom of ${path} at ${width} px`, async ({ page }) => {
+      await page.setViewportSize({ width, height });
+      await page.goto(path);
+      const footer = await page.locator('footer.site-footer').boundingBox();
+      expect(footer, 'the footer is shown').not.toBeNull();
+      const pageHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+      // Its bottom edge is the page's (no gap below it), and the page
+      // fills at least the window.
+      expect(Math.round(footer!.y + footer!.height)).toBeGreaterThanOrEqual(pageHeight - 1);
+      expect(pageHeight).toBeGreaterThanOrEqual(height);
+    });
+  }
+}

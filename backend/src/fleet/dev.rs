@@ -277,6 +277,19 @@ fn load(host: &str, card: u32, t: i64) -> i64 {
     }
 }
 
+/// The SM clock a card of `host` boosts to, and where it settles when hot
+/// (above 80 °C), in MHz, as the data sheets give them: the RTX 4000 Ada
+/// boosts to 2,175, the L40S to 2,520. The inventory names every host
+/// `{site}-{plan}-{nnn}`, so the simulated card follows the plan the host
+/// was racked as.
+fn sm_clocks_mhz(host: &str) -> (i64, i64) {
+    if host.contains("-g-ada-") {
+        (2_175, 1_905)
+    } else {
+        (2_520, 2_100)
+    }
+}
+
 /// One reading as a healthy card would give it: hotter under load, the
 /// clock stepping down above 80 °C, and now and then a corrected ECC error.
 pub fn simulated_sample(host: &str, cards: u32, t: i64) -> Sample {
@@ -289,7 +302,8 @@ pub fn simulated_sample(host: &str, cards: u32, t: i64) -> Sample {
     };
     for card in 0..cards.max(1) {
         let temp = 34 + load(host, card, t) * 52 / 100 + noise(host, card, t);
-        let clock = if temp > 80 { 2_100 } else { 2_520 } - noise(host, card, t + 1).abs() * 15;
+        let (boost, hot) = sm_clocks_mhz(host);
+        let clock = if temp > 80 { hot } else { boost } - noise(host, card, t + 1).abs() * 15;
         sample.gpu_temp_c.push(temp);
         sample.sm_clock_mhz.push(clock);
         // About one corrected error a month since the card went into
@@ -330,6 +344,11 @@ mod tests {
         for i in 0..2 {
             assert!((30..=85).contains(&a.gpu_temp_c[i]), "{a:?}");
             assert!((2_000..=2_520).contains(&a.sm_clock_mhz[i]), "{a:?}");
+        }
+        // An RTX 4000 Ada never reads above its 2,175 MHz boost.
+        for hour in 0..24 {
+            let ada = simulated_sample("ams-g-ada-003", 1, t + hour * 3600);
+            assert!((1_800..=2_175).contains(&ada.sm_clock_mhz[0]), "{ada:?}");
         }
         // Traffic grows through the month and stays under fair use.
         let later = simulated_sample("fra-g-l40s-x2-001", 2, t + 86_400);

@@ -342,12 +342,22 @@ async fn a_login_lands_on_the_users_home(db: TestDb) {
     assert_eq!(log_in("own@home.example", "en").await, "/en/servers");
     assert_eq!(log_in("tech@home.example", "zh").await, "/zh/servers");
     assert_eq!(log_in("money@home.example", "en").await, "/en/billing");
-    // Asked for a page first: that page, after the login.
+    // Asked for a page first: that page, after the login. The login page
+    // asks, in the attention style, not the success one.
     let b = app.browser();
     assert_eq!(
         app.get_as(&b, "/en/orders").await.location(),
         "/en/login?done=login"
     );
+    for (lang, words) in [("en", "Please log in first."), ("zh", "请先登录。")] {
+        let login = app.get(&format!("/{lang}/login?done=login")).await.body;
+        assert!(
+            login.contains(&format!(
+                "data-testid=\"notice\" class=\"notice\">{words}</p>"
+            )),
+            "{login}"
+        );
+    }
     let page = app
         .post_as(
             &b,

@@ -179,6 +179,14 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
     // traffic against fair use.
     assert!(page.body.contains("data-chart=\"gpu-temp\""));
     assert!(page.body.contains("data-chart=\"gpu-clock\""));
+    // The clock is an RTX 4000 Ada's: at most its 2,175 MHz boost.
+    let clock_now: i64 = text
+        .split("Card 1: ")
+        .filter_map(|rest| rest.split(" MHz, now ").nth(1))
+        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .next()
+        .expect("the clock chart's summary");
+    assert!((1_800..=2_175).contains(&clock_now), "{clock_now} MHz");
     let temp = page
         .body
         .split("data-chart=\"gpu-temp\"")

@@ -15,7 +15,6 @@ pub fn LoginPage(lang: Lang) -> impl IntoView {
     let notice = match query("done").as_deref() {
         Some("verified") => Some(p.login_verified),
         Some("reset") => Some(p.login_reset_done),
-        Some("login") => Some(p.login_needed),
         Some("logout") => Some(p.logged_out),
         Some("deleted") => Some(p.deleted),
         Some("email") => Some(p.email_changed),
@@ -26,6 +25,10 @@ pub fn LoginPage(lang: Lang) -> impl IntoView {
             <section class="section portal-form" aria-labelledby="login-title">
                 <h1 id="login-title">{p.login_title}</h1>
                 <Notice text=notice />
+                // Sent here from a portal page: a request, not a success.
+                {(query("done").as_deref() == Some("login")).then(|| view! {
+                    <p class="notice" role="status" data-testid="notice">{p.login_needed}</p>
+                })}
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/login")>
                     <CsrfField />
