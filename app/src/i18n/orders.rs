@@ -134,6 +134,7 @@ pub struct Orders {
     pub event_label: fn(domain::server::EventKind) -> &'static str,
     pub server_rename: &'static str,
     pub server_rename_submit: &'static str,
+    pub server_rename_hint: &'static str,
     pub server_power: &'static str,
     pub server_reboot: &'static str,
     pub server_reboot_body: &'static str,

@@ -213,6 +213,7 @@ pub static ORDERS_EN: Orders = Orders {
     },
     server_rename: "Rename",
     server_rename_submit: "Save name",
+    server_rename_hint: "Lower-case letters, digits and hyphens, up to 63 characters. This is the name here and in the API; the hostname the server itself uses, which the console shows, stays as installed until you change it on the server.",
     server_power: "Power",
     server_reboot: "Reboot",
     server_reboot_body: "The operating system shuts down cleanly and starts again.",

@@ -214,6 +214,7 @@ pub static ORDERS_ZH: Orders = Orders {
     },
     server_rename: "改名",
     server_rename_submit: "保存名称",
+    server_rename_hint: "小写字母、数字和连字符，最多 63 个字符。这是此处和 API 中显示的名称；服务器本身的主机名（即控制台中显示的名称）保持安装时的设置，需要您在服务器上自行修改。",
     server_power: "电源",
     server_reboot: "重启",
     server_reboot_body: "操作系统正常关机后再启动。",

@@ -3,11 +3,59 @@
 use domain::Lang;
 use leptos::prelude::*;
 
-use super::{use_feedback, use_viewer};
+use super::{use_feedback, use_viewer, FormError};
 
-/// A labelled input; `hint` is tied to it for screen readers.
+/// The refused submission's error when it is about the field `name`
+/// (`FormError::field`).
+pub fn error_for(name: &str) -> Option<FormError> {
+    use_feedback().error.filter(|e| e.field() == Some(name))
+}
+
+/// What a field says about a refusal: `aria-invalid`, the ids that
+/// describe it (its hint and, when refused, its error) and whether it
+/// takes the focus, so the page opens at the form rather than at its top.
+pub struct FieldState {
+    pub invalid: Option<&'static str>,
+    pub described_by: Option<String>,
+    pub autofocus: bool,
+    pub error: Option<FormError>,
+    pub error_id: String,
+}
+
+impl FieldState {
+    pub fn of(name: &str, id: &str, hint: bool) -> FieldState {
+        let error = error_for(name);
+        let error_id = format!("{id}-error");
+        let ids: Vec<String> = [
+            hint.then(|| format!("{id}-hint")),
+            error.map(|_| error_id.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        FieldState {
+            invalid: error.map(|_| "true"),
+            described_by: (!ids.is_empty()).then(|| ids.join(" ")),
+            autofocus: error.is_some(),
+            error,
+            error_id,
+        }
+    }
+
+    /// The error beside the field (the notice at the top announces it).
+    pub fn message(&self, lang: Lang) -> Option<impl IntoView + use<>> {
+        let id = self.error_id.clone();
+        self.error
+            .map(|e| view! { <p class="field-error" id=id data-testid="field-error">{e.message(lang)}</p> })
+    }
+}
+
+/// A labelled input; `hint` is tied to it for screen readers. A refusal
+/// about it marks it and says why beside it, unless the page has several
+/// fields of this name (`id` set): then only the notice at the top does.
 #[component]
 pub fn Field(
+    lang: Lang,
     label: String,
     name: &'static str,
     /// The element id when a page has two fields of this name.
@@ -19,9 +67,15 @@ pub fn Field(
     #[prop(default = true)] required: bool,
     #[prop(optional)] hint: Option<&'static str>,
 ) -> impl IntoView {
+    let shared = id.is_some();
     let id = id.unwrap_or(name);
     let hint_id = format!("{id}-hint");
-    let described = hint.map(|_| hint_id.clone());
+    let state = if shared {
+        FieldState::of("", id, hint.is_some())
+    } else {
+        FieldState::of(name, id, hint.is_some())
+    };
+    let message = state.message(lang);
     view! {
         <div class="field">
             <label for=id>{label}</label>
@@ -32,8 +86,11 @@ pub fn Field(
                 value=value
                 autocomplete=autocomplete
                 required=required
-                aria-describedby=described
+                aria-describedby=state.described_by
+                aria-invalid=state.invalid
+                autofocus=state.autofocus
             />
+            {message}
             {hint.map(|h| view! { <p class="hint" id=hint_id>{h}</p> })}
         </div>
     }

@@ -188,6 +188,33 @@ impl FormError {
         }
     }
 
+    /// The form field the error is about, when it is about one: the page
+    /// marks that field (`aria-invalid`) and says the error beside it.
+    /// It is the field's `name`, except where a page has a second form
+    /// with a field of the same name (a snapshot's name beside the
+    /// server's).
+    /// Wrong credentials name no field, so they tell nothing about which
+    /// of email and password was wrong.
+    pub fn field(self) -> Option<&'static str> {
+        match self {
+            FormError::InvalidEmail => Some("email"),
+            FormError::InvalidName | FormError::ServerName => Some("name"),
+            FormError::SnapshotName => Some("snapshot_name"),
+            FormError::InvalidCompany => Some("company"),
+            FormError::PasswordTooShort
+            | FormError::PasswordTooLong
+            | FormError::PasswordTooCommon => Some("password"),
+            FormError::PasswordsDiffer => Some("repeat"),
+            FormError::WrongCurrentPassword => Some("current"),
+            FormError::BadCode => Some("code"),
+            FormError::VatId => Some("vat_id"),
+            FormError::Token(refusals::TokenRefusal::Name) => Some("name"),
+            FormError::Support(refusals::SupportRefusal::Subject) => Some("subject"),
+            FormError::Support(refusals::SupportRefusal::Body) => Some("body"),
+            _ => None,
+        }
+    }
+
     pub fn status(self) -> u16 {
         match self {
             FormError::BadCredentials | FormError::WrongCurrentPassword | FormError::BadCode => 401,

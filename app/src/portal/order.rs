@@ -18,6 +18,10 @@ use crate::storefront::plans::gpu_text;
 use crate::storefront::stock::StockBadge;
 use crate::storefront::{configure_rest, href};
 
+/// What the browser checks before a server name is sent: one DNS label
+/// (the server lower-cases it; `backend::orders::server_name` decides).
+pub const SERVER_NAME_PATTERN: &str = "[A-Za-z0-9]([A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?";
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct OrderFormView {
     pub plan: String,
@@ -92,6 +96,7 @@ pub fn OrderPage(lang: Lang, form: OrderFormView) -> impl IntoView {
     let t = ui(lang);
     let level = facts.stock.level(&site.code, &plan.id);
     let rest = format!("/order?plan={}&site={}", plan.id, site.code);
+    let name_field = super::forms::FieldState::of("name", "name", true);
     let sold_out = form.sold_out.clone().map(|sites| {
         view! { <SoldOut lang plan=plan.clone() sites email=form.email.clone() site=site.clone() /> }
     });
@@ -139,7 +144,8 @@ pub fn OrderPage(lang: Lang, form: OrderFormView) -> impl IntoView {
                     <input type="hidden" name="idempotency_key" value=form.idempotency_key.clone() />
                     <div class="field">
                         <label for="name">{o.order_name}</label>
-                        <input id="name" name="name" value=form.name.clone() required maxlength="63" autocomplete="off" aria-describedby="name-hint" />
+                        <input id="name" name="name" value=form.name.clone() required maxlength="63" pattern=SERVER_NAME_PATTERN autocomplete="off" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                        {name_field.message(lang)}
                         <p class="hint" id="name-hint">{o.order_name_hint}</p>
                     </div>
                     <ImageChoice lang selected=form.image.clone() />

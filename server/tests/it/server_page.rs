@@ -13,6 +13,7 @@ on_both_databases!(
     a_restore_lands_on_its_progress_and_a_snapshot_on_its_section,
     an_overdue_invoice_shows_the_suspension_date_on_the_page_and_the_list,
     the_host_key_fingerprints_are_on_the_page_and_in_the_api,
+    a_refused_field_is_marked_and_explained_beside_it,
 );
 
 /// 2026-11-10 00:00 UTC.
@@ -363,5 +364,89 @@ async fn the_host_key_fingerprints_are_on_the_page_and_in_the_api(db: TestDb) {
         zh.contains("SSH 主机密钥指纹") && zh.contains(&fingerprint),
         "{zh}"
     );
+    app.finish().await;
+}
+
+/// The `<input>` of `id` in `body`, as rendered.
+fn input_of<'a>(body: &'a str, id: &str) -> &'a str {
+    let at = body.find(&format!("<input id=\"{id}\"")).unwrap_or(0);
+    let rest = &body[at..];
+    &rest[..rest.find('>').map_or(rest.len(), |end| end + 1)]
+}
+
+/// Issue 33: a refused name is marked on its own field (`aria-invalid`,
+/// the focus, the message beside it and linked by `aria-describedby`), and
+/// not on the page's other field called `name`; both name fields check
+/// their pattern in the browser first.
+async fn a_refused_field_is_marked_and_explained_beside_it(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let page = app
+        .place_order(&owner, "g-ada", "fra", &[("name", "fielded")])
+        .await;
+    let id = server_id(page.location());
+    app.wait_for_server(&owner, &id).await;
+    for (lang, rename_words, snapshot_words) in [
+        ("en", "Server names are 1 to 63", "snapshot"),
+        ("zh", "服务器名称为 1 到 63", "快照"),
+    ] {
+        let base = format!("/{lang}/servers/{id}");
+        let page = app.get_as(&owner, &base).await.body;
+        assert!(input_of(&page, "name").contains("pattern="), "{page}");
+        assert!(!input_of(&page, "name").contains("aria-invalid"));
+        let bad = app
+            .post_as(
+                &owner,
+                &base,
+                &format!("{base}/rename"),
+                &[("name", "not a hostname!")],
+                &[],
+            )
+            .await;
+        assert_eq!(bad.status, 422);
+        let name = input_of(&bad.body, "name");
+        assert!(
+            name.contains("aria-invalid=\"true\"") && name.contains("autofocus"),
+            "{name}"
+        );
+        assert!(
+            name.contains("aria-describedby=\"name-hint name-error\""),
+            "{name}"
+        );
+        let beside = bad
+            .body
+            .split("id=\"name-error\"")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            strip_tags(beside).contains(rename_words),
+            "{lang}: {beside}"
+        );
+        assert!(!input_of(&bad.body, "snapshot-name").contains("aria-invalid"));
+
+        let bad = app
+            .post_as(
+                &owner,
+                &base,
+                &format!("{base}/snapshot"),
+                &[("name", "no spaces please")],
+                &[],
+            )
+            .await;
+        assert_eq!(bad.status, 422, "{}", bad.body);
+        let snapshot = input_of(&bad.body, "snapshot-name");
+        assert!(snapshot.contains("aria-invalid=\"true\""), "{snapshot}");
+        assert!(snapshot.contains("snapshot-name-error"), "{snapshot}");
+        let beside = bad
+            .body
+            .split("id=\"snapshot-name-error\"")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            strip_tags(beside).to_lowercase().contains(snapshot_words),
+            "{lang}: {beside}"
+        );
+        assert!(!input_of(&bad.body, "name").contains("aria-invalid"));
+    }
     app.finish().await;
 }

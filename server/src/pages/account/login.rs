@@ -32,8 +32,8 @@ pub fn LoginPage(lang: Lang) -> impl IntoView {
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/login")>
                     <CsrfField />
-                    <Field label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="username" />
-                    <Field label=p.password.to_owned() name="password" kind="password" autocomplete="current-password" />
+                    <Field lang label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="username" />
+                    <Field lang label=p.password.to_owned() name="password" kind="password" autocomplete="current-password" />
                     <button type="submit">{p.login_submit}</button>
                 </form>
                 <p><a href=href(lang, "/forgot")>{p.login_forgot}</a></p>

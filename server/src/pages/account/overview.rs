@@ -65,29 +65,30 @@ pub fn AccountPage(lang: Lang) -> impl IntoView {
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/account/password")>
                     <CsrfField />
-                    <Field label=p.account_current_password.to_owned() name="current" kind="password" autocomplete="current-password" />
+                    <Field lang label=p.account_current_password.to_owned() name="current" kind="password" autocomplete="current-password" />
                     <Field
+                        lang
                         label=p.account_new_password.to_owned()
                         name="password"
                         kind="password"
                         autocomplete="new-password"
                         hint=p.password_hint
                     />
-                    <Field label=p.account_repeat_password.to_owned() name="repeat" kind="password" autocomplete="new-password" />
+                    <Field lang label=p.account_repeat_password.to_owned() name="repeat" kind="password" autocomplete="new-password" />
                     <button type="submit">{p.account_change_submit}</button>
                 </form>
                 <h2>{p.email_change_title}</h2>
                 <form method="post" action=href(lang, "/account/email")>
                     <CsrfField />
-                    <Field label=p.email_new.to_owned() name="email" id="new-email" kind="email" autocomplete="email" />
-                    <Field label=p.account_current_password.to_owned() name="current" id="email-current" kind="password" autocomplete="current-password" />
+                    <Field lang label=p.email_new.to_owned() name="email" id="new-email" kind="email" autocomplete="email" />
+                    <Field lang label=p.account_current_password.to_owned() name="current" id="email-current" kind="password" autocomplete="current-password" />
                     <button type="submit">{p.email_change_submit}</button>
                 </form>
                 <h2>{p.delete_title}</h2>
                 <p>{p.delete_body}</p>
                 <form method="post" action=href(lang, "/account/delete")>
                     <CsrfField />
-                    <Field label=p.account_current_password.to_owned() name="current" id="delete-current" kind="password" autocomplete="current-password" />
+                    <Field lang label=p.account_current_password.to_owned() name="current" id="delete-current" kind="password" autocomplete="current-password" />
                     <button type="submit" class="button-danger">{p.delete_submit}</button>
                 </form>
             </section>

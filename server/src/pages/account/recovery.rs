@@ -43,7 +43,7 @@ pub fn ForgotPage(lang: Lang) -> impl IntoView {
                 <p>{p.forgot_body}</p>
                 <form method="post" action=href(lang, "/forgot")>
                     <CsrfField />
-                    <Field label=p.email.to_owned() name="email" kind="email" value=use_feedback().value("email") autocomplete="email" />
+                    <Field lang label=p.email.to_owned() name="email" kind="email" value=use_feedback().value("email") autocomplete="email" />
                     <button type="submit">{p.forgot_submit}</button>
                 </form>
             </section>
@@ -65,6 +65,7 @@ pub fn ResetPage(lang: Lang) -> impl IntoView {
                     <CsrfField />
                     <input type="hidden" name="token" value=token />
                     <Field
+                        lang
                         label=p.reset_new_password.to_owned()
                         name="password"
                         kind="password"

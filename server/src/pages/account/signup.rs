@@ -33,9 +33,10 @@ pub fn SignupPage(lang: Lang) -> impl IntoView {
                 <FormErrorNotice lang />
                 <form method="post" action=href(lang, "/signup")>
                     <CsrfField />
-                    <Field label=p.name.to_owned() name="name" value=feedback.value("name") autocomplete="name" />
-                    <Field label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="email" />
+                    <Field lang label=p.name.to_owned() name="name" value=feedback.value("name") autocomplete="name" />
+                    <Field lang label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="email" />
                     <Field
+                        lang
                         label=p.password.to_owned()
                         name="password"
                         kind="password"
@@ -43,6 +44,7 @@ pub fn SignupPage(lang: Lang) -> impl IntoView {
                         hint=p.password_hint
                     />
                     <Field
+                        lang
                         label=format!("{}{}", p.company, p.optional)
                         name="company"
                         value=feedback.value("company")

@@ -64,8 +64,8 @@ pub fn TwoFactorPage(lang: Lang, view: TwoFactorView) -> impl IntoView {
             <FormErrorNotice lang />
             <form method="post" action=href(lang, "/account/2fa/disable")>
                 <CsrfField />
-                <Field label=p.account_current_password.to_owned() name="password" kind="password" autocomplete="current-password" />
-                <Field label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" hint=p.tfa_code_hint />
+                <Field lang label=p.account_current_password.to_owned() name="password" kind="password" autocomplete="current-password" />
+                <Field lang label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" hint=p.tfa_code_hint />
                 <button type="submit" class="button-secondary">{p.tfa_disable}</button>
             </form>
         }
@@ -81,7 +81,7 @@ pub fn TwoFactorPage(lang: Lang, view: TwoFactorView) -> impl IntoView {
             <FormErrorNotice lang />
             <form method="post" action=href(lang, "/account/2fa")>
                 <CsrfField />
-                <Field label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" />
+                <Field lang label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" />
                 <button type="submit">{p.tfa_confirm}</button>
             </form>
         }
@@ -112,7 +112,7 @@ pub fn LoginCodePage(lang: Lang) -> impl IntoView {
                 <p>{p.tfa_login_body}</p>
                 <form method="post" action=href(lang, "/login/code")>
                     <CsrfField />
-                    <Field label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" hint=p.tfa_code_hint />
+                    <Field lang label=p.tfa_code.to_owned() name="code" autocomplete="one-time-code" hint=p.tfa_code_hint />
                     <button type="submit">{p.login_submit}</button>
                 </form>
             </section>

@@ -31,8 +31,9 @@ use crate::pages::servers::telemetry::TelemetryView;
 use crate::startup::AppState;
 use app::context::use_facts;
 use app::i18n::{orders, ui};
-use app::portal::forms::{CsrfField, FormErrorNotice};
+use app::portal::forms::{CsrfField, FieldState, FormErrorNotice};
 use app::portal::nav::PortalNav;
+use app::portal::order::SERVER_NAME_PATTERN;
 use app::portal::FormError;
 use app::portal::{query, use_feedback};
 use app::storefront::href;
@@ -348,16 +349,21 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
                 {keys}
                 {host_keys}
                 {reveal}
-                {(!failed).then(|| view! {
+                {(!failed).then(|| {
+                    let name_field = FieldState::of("name", "name", true);
+                    view! {
                     <h2>{o.server_rename}</h2>
                     <form method="post" action=href(lang, &format!("{base}/rename")) class="choice">
                         <CsrfField />
                         <div class="field">
                             <label for="name">{o.order_name}</label>
-                            <input id="name" name="name" value=name_value required maxlength="63" />
+                            <input id="name" name="name" value=name_value required maxlength="63" pattern=SERVER_NAME_PATTERN autocomplete="off" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                            {name_field.message(lang)}
+                            <p class="hint" id="name-hint">{o.server_rename_hint}</p>
                         </div>
                         <button type="submit">{o.server_rename_submit}</button>
                     </form>
+                    }
                 })}
                 {running.then(|| {
                     let ops = app::i18n::operations(lang);

@@ -9,7 +9,7 @@ use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::{confirmed, OnServer};
 use crate::startup::AppState;
 use app::i18n::operations;
-use app::portal::forms::CsrfField;
+use app::portal::forms::{CsrfField, FieldState};
 use app::portal::FormError;
 use app::storefront::href;
 use axum::extract::State;
@@ -140,16 +140,20 @@ pub fn Snapshots(
             }
             .into_any()
         }}
-        {(running && used < quota && !busy).then(|| view! {
+        {(running && used < quota && !busy).then(|| {
+            let name_field = FieldState::of("snapshot_name", "snapshot-name", true);
+            view! {
             <form method="post" action=href(lang, &format!("{base}/snapshot")) class="choice">
                 <CsrfField />
                 <div class="field">
                     <label for="snapshot-name">{t.snapshots_name}</label>
-                    <input id="snapshot-name" name="name" required maxlength="63" pattern="[A-Za-z0-9._\\-]{1,63}" aria-describedby="snapshot-hint" />
-                    <p class="hint" id="snapshot-hint">{t.snapshots_name_hint}</p>
+                    <input id="snapshot-name" name="name" required maxlength="63" pattern="[A-Za-z0-9._\\-]{1,63}" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                    {name_field.message(lang)}
+                    <p class="hint" id="snapshot-name-hint">{t.snapshots_name_hint}</p>
                 </div>
                 <button type="submit">{t.snapshots_take}</button>
             </form>
+            }
         })}
         <p class="hint">{t.snapshots_wiped_note}</p>
     }

@@ -81,8 +81,8 @@ pub fn InvitePage(lang: Lang, invite: InviteView) -> impl IntoView {
                         <label for="invite-email">{p.email}</label>
                         <input id="invite-email" type="email" value=invite.email.clone() readonly aria-readonly="true" autocomplete="username" />
                     </div>
-                    <Field label=p.name.to_owned() name="name" value=feedback.value("name") autocomplete="name" />
-                    <Field label=p.password.to_owned() name="password" kind="password" autocomplete="new-password" hint=p.password_hint />
+                    <Field lang label=p.name.to_owned() name="name" value=feedback.value("name") autocomplete="name" />
+                    <Field lang label=p.password.to_owned() name="password" kind="password" autocomplete="new-password" hint=p.password_hint />
                     <button type="submit">{p.invite_signup_submit}</button>
                 </form>
                 <p>

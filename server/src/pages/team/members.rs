@@ -160,7 +160,7 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
                 <h2>{p.members_invite}</h2>
                 <form method="post" action=href(lang, "/members/invite")>
                     <CsrfField />
-                    <Field label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="off" />
+                    <Field lang label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="off" />
                     <div class="field">
                         <label for="invite-role">{p.account_role}</label>
                         <select id="invite-role" name="role">
