@@ -45,6 +45,9 @@ pub struct Ui {
     pub col_site: &'static str,
     /// A site's city with its country: "Frankfurt (Germany)", "法兰克福（德国）".
     pub city_in_country: fn(&str, &str) -> String,
+    /// The name of a table's scroll box, distinct from the section it sits
+    /// in (two landmarks of one name confuse screen-reader navigation).
+    pub table_of: fn(&str) -> String,
     pub col_note: &'static str,
     pub col_use: &'static str,
 

@@ -41,6 +41,7 @@ pub static UI_EN: Ui = Ui {
     sites_caption: "Sites, notes and typical use",
     col_site: "Site",
     city_in_country: |city, country| format!("{city} ({country})"),
+    table_of: |title| format!("Table: {title}"),
     col_note: "Notes",
     col_use: "Typical use",
 

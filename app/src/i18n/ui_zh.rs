@@ -41,6 +41,7 @@ pub static UI_ZH: Ui = Ui {
     sites_caption: "站点、备注与典型用途",
     col_site: "站点",
     city_in_country: |city, country| format!("{city}（{country}）"),
+    table_of: |title| format!("表格：{title}"),
     col_note: "备注",
     col_use: "典型用途",
 

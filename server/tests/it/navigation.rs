@@ -12,7 +12,8 @@ on_both_databases!(
     every_save_says_what_it_saved,
     the_audit_log_speaks_both_languages,
     a_forbidden_page_says_not_allowed,
-    a_login_lands_on_the_users_home
+    a_login_lands_on_the_users_home,
+    no_two_landmarks_share_a_name
 );
 
 const KEY: &str =
@@ -371,5 +372,77 @@ async fn a_login_lands_on_the_users_home(db: TestDb) {
         )
         .await;
     assert_eq!(page.location(), "/en/orders");
+    app.finish().await;
+}
+
+/// The names of a page's landmarks: labelled navigations and regions
+/// (`aria-label`), and sections named by a heading (`aria-labelledby`).
+fn landmark_names(body: &str) -> Vec<String> {
+    let attr = |tag: &str, name: &str| {
+        tag.split(&format!("{name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .map(str::to_owned)
+    };
+    let mut names = Vec::new();
+    for tag in body
+        .split('<')
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap_or_default())
+    {
+        let landmark = tag.starts_with("nav ") || tag.contains("role=\"region\"");
+        if landmark {
+            names.extend(attr(tag, "aria-label"));
+        }
+        if tag.starts_with("section ") || tag.starts_with("aside ") {
+            if let Some(id) = attr(tag, "aria-labelledby") {
+                let heading = body
+                    .split(&format!("id=\"{id}\""))
+                    .nth(1)
+                    .unwrap_or_default();
+                let text = heading.split_once('>').map_or("", |(_, r)| r);
+                names.push(common::strip_tags(
+                    &text[..text.find("</").unwrap_or(text.len())],
+                ));
+            }
+        }
+    }
+    names
+}
+
+/// Issue 33 (axe `landmark-unique`): a table's scroll box is named apart
+/// from the section around it, on every portal page with a table, in
+/// both languages.
+async fn no_two_landmarks_share_a_name(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("own@marks.example", "Own", "Marks Co").await;
+    common::api::create_token(&app, &owner, "ci", &["read"]).await;
+    let staff = app.staff("ops@marks.example").await;
+    // (who, page, whether it shows a table here)
+    let pages = [
+        (&owner, "tokens", true),
+        (&owner, "members", true),
+        (&owner, "audit", true),
+        (&owner, "billing", false),
+        (&staff, "staff", true),
+        (&staff, "staff/support", false),
+    ];
+    for (who, rest, table) in pages {
+        for lang in ["en", "zh"] {
+            let body = app.get_as(who, &format!("/{lang}/{rest}")).await.body;
+            let names = landmark_names(&body);
+            let named_table = names
+                .iter()
+                .any(|n| n.starts_with("Table: ") || n.starts_with("表格："));
+            assert_eq!(named_table, table, "{lang}/{rest}: {names:?}");
+            let mut seen = std::collections::BTreeSet::new();
+            for name in &names {
+                assert!(
+                    seen.insert(name),
+                    "{lang}/{rest}: two landmarks named {name:?}: {names:?}"
+                );
+            }
+        }
+    }
     app.finish().await;
 }

@@ -66,7 +66,7 @@ pub fn KeysPage(lang: Lang, view: KeysView) -> impl IntoView {
                     view! { <p>{o.keys_empty}</p> }.into_any()
                 } else {
                     view! {
-                        <div class="table-scroll" role="region" tabindex="0" aria-label=o.keys_title>
+                        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.keys_title)>
                             <table class="keys">
                                 <thead>
                                     <tr>

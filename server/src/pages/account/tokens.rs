@@ -166,7 +166,7 @@ fn TokenTable(lang: Lang, view: TokensView) -> impl IntoView {
         .map(|row| view! { <TokenLine lang row owner now=view.now /> })
         .collect_view();
     view! {
-        <div class="table-scroll" role="region" tabindex="0" aria-label=t.title>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.title)>
             <table class="tokens">
                 <thead>
                     <tr>

@@ -234,7 +234,7 @@ pub fn BillingPage(lang: Lang, view: BillingView) -> impl IntoView {
                     view! { <p>{b.no_invoices}</p> }.into_any()
                 } else {
                     view! {
-                        <div class="table-scroll" role="region" tabindex="0" aria-label=b.invoices_title>
+                        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(b.invoices_title)>
                             <table class="invoices phone-cards"><InvoiceTableHead lang /><tbody>{rows}</tbody></table>
                         </div>
                     }
@@ -242,7 +242,7 @@ pub fn BillingPage(lang: Lang, view: BillingView) -> impl IntoView {
                 }}
                 {has_credits.then(|| view! {
                     <h2>{b.credit_title}</h2>
-                    <div class="table-scroll" role="region" tabindex="0" aria-label=b.credit_title>
+                    <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(b.credit_title)>
                         <table class="credit-notes phone-cards">
                             <thead>
                                 <tr>

@@ -181,19 +181,19 @@ pub fn FinancePage(lang: Lang, view: FinanceView) -> impl IntoView {
                 <h2>{b.finance_refunds_due}</h2>
                 <p>{b.finance_refunds_due_hint}</p>
                 {no_refunds}
-                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_refunds_due>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(b.finance_refunds_due)>
                     <table><tbody>{refunds}</tbody></table>
                 </div>
                 <h2>{b.finance_disputed}</h2>
                 <p>{b.finance_disputed_hint}</p>
                 {no_disputed}
-                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_disputed>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(b.finance_disputed)>
                     <table><tbody>{disputed}</tbody></table>
                 </div>
                 <h2>{b.finance_held}</h2>
                 <p>{b.finance_held_hint}</p>
                 {no_held}
-                <div class="table-scroll" role="region" tabindex="0" aria-label=b.finance_held>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(b.finance_held)>
                     <table><tbody>{held}</tbody></table>
                 </div>
                 <h2>{b.finance_credit_title}</h2>

@@ -191,7 +191,7 @@ pub fn SettledTable(lang: Lang, rows: Vec<SettledRow>) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-scroll" role="region" tabindex="0" aria-label=s.settled_title>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(s.settled_title)>
             <table class="settled phone-cards">
                 <thead>
                     <tr>

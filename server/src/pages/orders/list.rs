@@ -137,7 +137,7 @@ pub fn OrdersPage(lang: Lang, view: OrdersView) -> impl IntoView {
                     view! { <p>{o.orders_empty}</p> }.into_any()
                 } else {
                     view! {
-                        <div class="table-scroll" role="region" tabindex="0" aria-label=o.orders_title>
+                        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.orders_title)>
                             <table class="orders">
                                 <thead>
                                     <tr>

@@ -37,7 +37,7 @@ pub fn Availability(
             <p data-testid="availability">{(o.sla_this_month)(&domain::sla::format_ppm(ppm), down / 60)}</p>
             <p class="hint">{o.sla_rule}</p>
             {any.then(|| view! {
-            <div class="table-scroll" role="region" tabindex="0" aria-label=o.sla_title>
+            <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.sla_title)>
                 <table class="sla">
                     <thead>
                         <tr>

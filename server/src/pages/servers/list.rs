@@ -59,7 +59,7 @@ pub fn ServersPage(lang: Lang, view: ServersView) -> impl IntoView {
                     view! { <p>{o.servers_empty}" "<a href=format!("{}#plans", href(lang, ""))>{o.servers_order_first}</a></p> }.into_any()
                 } else {
                     view! {
-                        <div class="table-scroll" role="region" tabindex="0" aria-label=o.servers_title>
+                        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.servers_title)>
                             <table class="servers phone-cards">
                                 <thead>
                                     <tr>

@@ -166,7 +166,7 @@ pub fn StaffMaintenance(
             view! { <p>{t.maint_staff_degraded_none}</p> }.into_any()
         } else {
             view! {
-                <div class="table-scroll" role="region" tabindex="0" aria-label=t.maint_staff_degraded_title>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.maint_staff_degraded_title)>
                     <table class="degraded">
                         <thead><tr>
                             <th scope="col">{o.col_host}</th>
@@ -184,7 +184,7 @@ pub fn StaffMaintenance(
             view! { <p>{t.maint_staff_none}</p> }.into_any()
         } else {
             view! {
-                <div class="table-scroll" role="region" tabindex="0" aria-label=t.maint_staff_open>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.maint_staff_open)>
                     <table class="windows">
                         <thead><tr>
                             <th scope="col">{o.col_host}</th>

@@ -123,7 +123,7 @@ pub fn Snapshots(
             view! { <p>{t.snapshots_empty}</p> }.into_any()
         } else {
             view! {
-                <div class="table-scroll" role="region" tabindex="0" aria-label=t.snapshots_title>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.snapshots_title)>
                     <table class="snapshots">
                         <thead>
                             <tr>

@@ -121,7 +121,7 @@ fn Accounts(
         .collect_view();
     view! {
         <h2>{p.staff_organizations}</h2>
-        <div class="table-scroll" role="region" tabindex="0" aria-label=p.staff_organizations>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(p.staff_organizations)>
             <table>
                 <thead>
                     <tr>
@@ -134,7 +134,7 @@ fn Accounts(
             </table>
         </div>
         <h2>{p.staff_users}</h2>
-        <div class="table-scroll" role="region" tabindex="0" aria-label=p.staff_users>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(p.staff_users)>
             <table>
                 <thead>
                     <tr>

@@ -124,7 +124,7 @@ fn bmc_table(lang: Lang, bmcs: Vec<BmcRow>) -> impl IntoView {
     let (s, o) = (staff(lang), orders(lang));
     let rows = bmcs.into_iter().map(|b| bmc_row(lang, b)).collect_view();
     view! {
-        <div class="table-scroll" role="region" tabindex="0" aria-label=s.bmc_title>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(s.bmc_title)>
             <table class="bmcs phone-cards">
                 <thead>
                     <tr>

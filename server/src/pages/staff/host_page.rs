@@ -158,7 +158,7 @@ fn History(lang: Lang, events: Vec<HostEventRow>) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-scroll" role="region" tabindex="0" aria-label=s.host_history>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(s.host_history)>
             <table class="host-history phone-cards">
                 <thead>
                     <tr>

@@ -136,7 +136,7 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                 <Notice text=done />
                 <CheckNotice lang bmcs=view.bmcs.clone() />
                 <h2>{o.inventory_summary}</h2>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=o.inventory_summary>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.inventory_summary)>
                     <table class="inventory">
                         <thead><tr><th scope="col">{t.configure_site}</th>{header}</tr></thead>
                         <tbody>{counts}</tbody>
@@ -195,7 +195,7 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                     </div>
                     <button type="submit">{o.hosts_filter_submit}</button>
                 </form>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=o.hosts_list>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.hosts_list)>
                     <table class="hosts phone-cards">
                         <thead>
                             <tr>
@@ -239,7 +239,7 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
                 <PortalNav lang />
                 <StaffNav lang />
                 <h1 id="staff-orders-title">{o.staff_orders_title}</h1>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=o.staff_orders_title>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.staff_orders_title)>
                     <table class="orders">
                         <thead>
                             <tr>

@@ -32,7 +32,7 @@ pub fn SupportListPage(lang: Lang, view: SupportListView) -> impl IntoView {
             .map(|r| view! { <Row lang row=r /> })
             .collect_view();
         view! {
-            <div class="table-scroll" role="region" tabindex="0" aria-label=s.list_title>
+            <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(s.list_title)>
                 <table class="support-requests phone-cards">
                     <thead>
                         <tr>

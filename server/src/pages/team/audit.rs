@@ -47,7 +47,7 @@ pub fn AuditPage(lang: Lang, view: AuditView) -> impl IntoView {
                 <crate::pages::staff::StaffNav lang />
                 <app::portal::nav::PortalNav lang />
                 <h1 id="audit-title">{p.audit_title}</h1>
-                <div class="table-scroll" role="region" tabindex="0" aria-label=p.audit_title>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(p.audit_title)>
                     <table class="audit">
                         <thead>
                             <tr>

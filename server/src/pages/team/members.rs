@@ -128,7 +128,7 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
                 <h1 id="members-title">{p.members_title}</h1>
                 <SavedNotice lang />
                 <FormErrorNotice lang />
-                <div class="table-scroll" role="region" tabindex="0" aria-label=p.members_title>
+                <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(p.members_title)>
                     <table class="members">
                         <thead>
                             <tr>

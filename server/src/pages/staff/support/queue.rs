@@ -140,7 +140,7 @@ fn queue_table(lang: Lang, rows: Vec<RequestRow>, now: i64) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-scroll" role="region" tabindex="0" aria-label=s.queue_title>
+        <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(s.queue_title)>
             <table class="support-queue phone-cards">
                 <thead>
                     <tr>
