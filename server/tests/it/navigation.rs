@@ -412,7 +412,7 @@ fn landmark_names(body: &str) -> Vec<String> {
 
 /// Issue 33 (axe `landmark-unique`): a table's scroll box is named apart
 /// from the section around it, on every portal page with a table, in
-/// both languages.
+/// both languages; and staff pages have one menu bar, not two.
 async fn no_two_landmarks_share_a_name(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("own@marks.example", "Own", "Marks Co").await;
@@ -427,6 +427,28 @@ async fn no_two_landmarks_share_a_name(db: TestDb) {
         (&staff, "staff", true),
         (&staff, "staff/support", false),
     ];
+    // Staff pages have one menu, the staff area's.
+    for rest in [
+        "staff",
+        "staff/hosts",
+        "staff/orders",
+        "staff/finance",
+        "staff/audit",
+        "staff/support",
+    ] {
+        let body = app.get_as(&staff, &format!("/en/{rest}")).await.body;
+        assert_eq!(
+            body.matches("portal-nav").count(),
+            1,
+            "{rest}: {:?}",
+            landmark_names(&body)
+        );
+        assert!(body.contains("staff-nav"), "{rest}");
+    }
+    // The owner's audit log keeps the portal's.
+    let audit = app.get_as(&owner, "/en/audit").await.body;
+    assert_eq!(audit.matches("portal-nav").count(), 1);
+    assert!(!audit.contains("staff-nav"));
     for (who, rest, table) in pages {
         for lang in ["en", "zh"] {
             let body = app.get_as(who, &format!("/{lang}/{rest}")).await.body;

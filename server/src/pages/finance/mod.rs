@@ -12,7 +12,6 @@ use crate::pages::staff::StaffNav;
 use crate::startup::AppState;
 use app::i18n::billing;
 use app::portal::forms::{CsrfField, FormErrorNotice, Notice};
-use app::portal::nav::PortalNav;
 use app::portal::query;
 use app::portal::FormError;
 use app::storefront::href;
@@ -161,7 +160,6 @@ pub fn FinancePage(lang: Lang, view: FinanceView) -> impl IntoView {
     view! {
         <Page lang title=b.finance_title.to_owned() description=b.finance_title.to_owned() rest="/staff/finance".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="finance-title">
-                <PortalNav lang />
                 <StaffNav lang />
                 <h1 id="finance-title">{b.finance_title}</h1>
                 <FormErrorNotice lang />

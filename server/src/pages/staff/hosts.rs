@@ -14,7 +14,6 @@ use crate::startup::AppState;
 use app::context::use_facts;
 use app::i18n::{orders, staff, ui};
 use app::portal::forms::{CsrfField, FormErrorNotice, Notice};
-use app::portal::nav::PortalNav;
 use app::portal::FormError;
 use app::portal::{query, use_feedback};
 use app::storefront::href;
@@ -129,7 +128,6 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
     view! {
         <Page lang title=o.inventory_title.to_owned() description=o.inventory_title.to_owned() rest="/staff/hosts".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="inventory-title">
-                <PortalNav lang />
                 <StaffNav lang />
                 <h1 id="inventory-title">{o.inventory_title}</h1>
                 <FormErrorNotice lang />
@@ -236,7 +234,6 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
     view! {
         <Page lang title=o.staff_orders_title.to_owned() description=o.staff_orders_title.to_owned() rest="/staff/orders".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="staff-orders-title">
-                <PortalNav lang />
                 <StaffNav lang />
                 <h1 id="staff-orders-title">{o.staff_orders_title}</h1>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.staff_orders_title)>

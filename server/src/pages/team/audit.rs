@@ -44,8 +44,9 @@ pub fn AuditPage(lang: Lang, view: AuditView) -> impl IntoView {
     view! {
         <Page lang title=p.audit_title.to_owned() description=p.audit_title.to_owned() rest=crate::pages::staff::switch_rest("/audit") noindex=true>
             <section class="section portal-form wide" aria-labelledby="audit-title">
+                // One menu: the staff area's there, the portal's here.
                 <crate::pages::staff::StaffNav lang />
-                <app::portal::nav::PortalNav lang />
+                {(!crate::pages::staff::in_staff_area()).then(|| view! { <app::portal::nav::PortalNav lang /> })}
                 <h1 id="audit-title">{p.audit_title}</h1>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(p.audit_title)>
                     <table class="audit">
