@@ -45,6 +45,10 @@ pub struct Portal {
     pub role_owner: &'static str,
     pub role_technical: &'static str,
     pub role_billing: &'static str,
+    /// What each role may do, beside the role's choice.
+    pub role_owner_help: &'static str,
+    pub role_technical_help: &'static str,
+    pub role_billing_help: &'static str,
     pub account_change_password: &'static str,
     pub account_current_password: &'static str,
     pub account_new_password: &'static str,

@@ -48,6 +48,9 @@ pub struct Ui {
     /// The name of a table's scroll box, distinct from the section it sits
     /// in (two landmarks of one name confuse screen-reader navigation).
     pub table_of: fn(&str) -> String,
+    /// What follows a term before its explanation: ": " or the
+    /// full-width "：".
+    pub colon: &'static str,
     pub col_note: &'static str,
     pub col_use: &'static str,
 

@@ -42,6 +42,7 @@ pub static UI_EN: Ui = Ui {
     col_site: "Site",
     city_in_country: |city, country| format!("{city} ({country})"),
     table_of: |title| format!("Table: {title}"),
+    colon: ": ",
     col_note: "Notes",
     col_use: "Typical use",
 

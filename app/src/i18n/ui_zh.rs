@@ -42,6 +42,7 @@ pub static UI_ZH: Ui = Ui {
     col_site: "站点",
     city_in_country: |city, country| format!("{city}（{country}）"),
     table_of: |title| format!("表格：{title}"),
+    colon: "：",
     col_note: "备注",
     col_use: "典型用途",
 

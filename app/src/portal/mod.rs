@@ -49,6 +49,16 @@ pub fn role_name(lang: Lang, role: Role) -> &'static str {
     }
 }
 
+/// What a role may do, in a sentence.
+pub fn role_help(lang: Lang, role: Role) -> &'static str {
+    let p = portal(lang);
+    match role {
+        Role::Owner => p.role_owner_help,
+        Role::Technical => p.role_technical_help,
+        Role::Billing => p.role_billing_help,
+    }
+}
+
 /// What went wrong with a submitted form, in words the page translates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FormError {

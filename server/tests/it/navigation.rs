@@ -445,6 +445,23 @@ async fn no_two_landmarks_share_a_name(db: TestDb) {
         );
         assert!(body.contains("staff-nav"), "{rest}");
     }
+    // Inviting: each role is explained beside its choice.
+    for (lang, words) in [
+        (
+            "en",
+            "Billing: Invoices, payments, the billing profile and exports",
+        ),
+        ("zh", "账务：发票、付款、账单资料和导出"),
+    ] {
+        let members = app.get_as(&owner, &format!("/{lang}/members")).await.body;
+        assert!(members.contains("aria-describedby=\"invite-role-hint\""));
+        let help = members
+            .split("data-testid=\"role-help\"")
+            .nth(1)
+            .unwrap_or_default();
+        let help = common::strip_tags(&help[..help.find("</ul>").unwrap_or(0)]);
+        assert!(help.contains(words), "{lang}: {help}");
+    }
     // The owner's audit log keeps the portal's.
     let audit = app.get_as(&owner, "/en/audit").await.body;
     assert_eq!(audit.matches("portal-nav").count(), 1);

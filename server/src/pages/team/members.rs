@@ -16,7 +16,7 @@ use app::portal::forms::{CsrfField, Field, FormErrorNotice};
 use app::portal::notices::SavedNotice;
 use app::portal::notices::{code, done_path};
 use app::portal::FormError;
-use app::portal::{role_name, use_feedback, use_viewer};
+use app::portal::{role_help, role_name, use_feedback, use_viewer};
 use app::storefront::href;
 use app::storefront::layout::Page;
 use axum::extract::{Path, State};
@@ -163,9 +163,13 @@ pub fn MembersPage(lang: Lang, view: MembersView) -> impl IntoView {
                     <Field lang label=p.email.to_owned() name="email" kind="email" value=feedback.value("email") autocomplete="off" />
                     <div class="field">
                         <label for="invite-role">{p.account_role}</label>
-                        <select id="invite-role" name="role">
+                        <select id="invite-role" name="role" aria-describedby="invite-role-hint">
                             {Role::ALL.iter().map(|r| view! { <option value=r.as_str() selected=*r == Role::Technical>{role_name(lang, *r)}</option> }).collect_view()}
                         </select>
+                        // What each choice means, before it is made.
+                        <ul class="hint role-help" id="invite-role-hint" data-testid="role-help">
+                            {Role::ALL.iter().map(|r| view! { <li data-role=r.as_str()><strong>{role_name(lang, *r)}</strong>{app::i18n::ui(lang).colon}{role_help(lang, *r)}</li> }).collect_view()}
+                        </ul>
                     </div>
                     <button type="submit">{p.members_invite_submit}</button>
                 </form>
