@@ -24,7 +24,10 @@ pub struct FieldState {
 
 impl FieldState {
     pub fn of(name: &str, id: &str, hint: bool) -> FieldState {
-        let error = error_for(name);
+        FieldState::with(error_for(name), id, hint)
+    }
+
+    fn with(error: Option<FormError>, id: &str, hint: bool) -> FieldState {
         let error_id = format!("{id}-error");
         let ids: Vec<String> = [
             hint.then(|| format!("{id}-hint")),
@@ -70,11 +73,8 @@ pub fn Field(
     let shared = id.is_some();
     let id = id.unwrap_or(name);
     let hint_id = format!("{id}-hint");
-    let state = if shared {
-        FieldState::of("", id, hint.is_some())
-    } else {
-        FieldState::of(name, id, hint.is_some())
-    };
+    let error = if shared { None } else { error_for(name) };
+    let state = FieldState::with(error, id, hint.is_some());
     let message = state.message(lang);
     view! {
         <div class="field">

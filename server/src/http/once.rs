@@ -6,7 +6,9 @@
 //! the secret is never in an address, a log line or, in clear, the session
 //! store.
 
+use axum::response::Response;
 use backend::sealing::Sealer;
+use http::header::{HeaderValue, CACHE_CONTROL};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tower_sessions::Session;
@@ -25,6 +27,17 @@ pub async fn stash<T: Serialize>(
     let sealed = sealer.seal(&serde_json::to_string(value)?)?;
     session.insert(&key(name), sealed).await?;
     Ok(())
+}
+
+/// The page that shows what `take` gave: `shown` says whether it holds a
+/// secret, which no cache may then keep.
+pub fn answer(mut response: Response, shown: bool) -> Response {
+    if shown {
+        response
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
 }
 
 /// What `stash` kept under `name`, once; `None` after that, or if it

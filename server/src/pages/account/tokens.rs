@@ -22,13 +22,11 @@ use app::portal::{query, use_feedback};
 use app::storefront::href;
 use app::storefront::layout::Page;
 use axum::extract::State;
-use axum::response::Response;
 use backend::api_tokens::{self, NewToken, TokenError};
 use backend::organizations::{Membership, Role};
 use backend::servers::Actor;
 use domain::role::Scope;
 use domain::Lang;
-use http::header::{HeaderValue, CACHE_CONTROL};
 use http::request::Parts;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -354,14 +352,7 @@ async fn tokens_page(
     let created = once::take(&session, &state.sealer, NEW_TOKEN).await;
     let secret_shown = created.is_some();
     let view = view_of(&state, &m, created).await?;
-    let mut response: Response = page(&state, parts, view).await?;
-    if secret_shown {
-        // The secret is in this answer: nothing may keep it.
-        response
-            .headers_mut()
-            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
-    Ok(response)
+    Ok(once::answer(page(&state, parts, view).await?, secret_shown))
 }
 
 /// The create form's fields: `scope` repeats, one per ticked box.

@@ -48,7 +48,6 @@ use backend::servers::{self, Server, ServerError, ServerState};
 use domain::server::{EventKind, ShownState, Step};
 use domain::ServerId;
 use domain::{Lang, OrderId};
-use http::header::{HeaderValue, CACHE_CONTROL};
 use http::request::Parts;
 use http::StatusCode;
 use leptos::prelude::*;
@@ -589,14 +588,8 @@ async fn show(
     let password: Option<String> =
         once::take(&session, &state.sealer, &root_password_key(&id)).await;
     let shown = password.is_some();
-    let mut response = detail(&state, parts, &m.0, &id, password).await?;
-    if shown {
-        // The password is in this answer: nothing may keep it.
-        response
-            .headers_mut()
-            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
-    Ok(response)
+    let response = detail(&state, parts, &m.0, &id, password).await?;
+    Ok(once::answer(response, shown))
 }
 
 /// Where a revealed root password waits for the server's page (`once`).
@@ -668,10 +661,15 @@ async fn reveal(
     if let Some(password) = password {
         once::stash(&session, sealer, &root_password_key(&on.id), &password).await?;
     }
-    Ok(redirect(
+    Ok(to_root_password(&on))
+}
+
+/// The server's page at its root-password section.
+fn to_root_password(on: &OnServer) -> Response {
+    redirect(
         on.lang,
         &format!("/servers/{}#root-password-section", on.id),
-    ))
+    )
 }
 
 /// Another organization's server, or none, is not found, as everywhere.
@@ -686,8 +684,5 @@ async fn exists(state: &AppState, on: &OnServer) -> Result<(), PageError> {
 /// tab): the server's page, where the button is.
 async fn reveal_page(State(state): State<Arc<AppState>>, on: OnServer) -> PageResult {
     exists(&state, &on).await?;
-    Ok(redirect(
-        on.lang,
-        &format!("/servers/{}#root-password-section", on.id),
-    ))
+    Ok(to_root_password(&on))
 }
