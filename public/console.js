@@ -85,6 +85,10 @@ function start(root) {
           serialSocket.send(encoder.encode(data));
         }
       });
+    } else {
+      // A reconnection starts a fresh screen: what the last one showed
+      // (a half-typed password prompt, say) is not the server's now.
+      terminal.reset();
     }
     const socket = new WebSocket(url);
     socket.binaryType = "arraybuffer";

@@ -4,7 +4,9 @@
 (function () {
   "use strict";
   if (!navigator.clipboard) return;
-  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+  // Once per button, however often a page includes this script.
+  document.querySelectorAll("button[data-copy]:not([data-copy-on])").forEach(function (button) {
+    button.setAttribute("data-copy-on", "");
     var source = document.getElementById(button.getAttribute("data-copy"));
     if (!source) return;
     var label = button.textContent;

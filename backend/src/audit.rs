@@ -54,6 +54,7 @@ pub const ACTIONS: &[&str] = &[
     "credit_note.paid_out",
     "billing.profile_saved",
     "billing.vat_id_checked",
+    "server.renamed",
     "server.cancel_scheduled",
     "server.cancel_revoked",
     "server.root_password_shown",
@@ -136,18 +137,35 @@ pub async fn record<'e, E: Executor<'e, Database = Any>>(
     Ok(())
 }
 
-/// An organization's entries, newest first: (at, actor, action, detail, ip).
+/// Which entries a reader asks for: by whom, which action, and from which
+/// day to which (Unix seconds, `until` exclusive). Empty means any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub actor: String,
+    pub action: String,
+    pub from: Option<i64>,
+    pub until: Option<i64>,
+}
+
+/// An organization's entries matching `filter`, newest first: (at, actor,
+/// action, detail, ip).
 pub async fn for_organization(
     db: &crate::Db,
     organization_id: &OrganizationId,
+    filter: &Filter,
     limit: i64,
 ) -> anyhow::Result<Vec<(i64, String, String, String, String)>> {
     use sqlx::Row;
     let rows = sqlx::query(
         "select at, actor, action, detail, coalesce(ip, '') as ip from audit_log \
-         where organization_id = $1 order by at desc, id desc limit $2",
+         where organization_id = $1 and ($2 = '' or actor = $2) and ($3 = '' or action = $3) \
+         and at >= $4 and at < $5 order by at desc, id desc limit $6",
     )
     .bind(organization_id)
+    .bind(&filter.actor)
+    .bind(&filter.action)
+    .bind(filter.from.unwrap_or(i64::MIN))
+    .bind(filter.until.unwrap_or(i64::MAX))
     .bind(limit)
     .fetch_all(&db.pool)
     .await
@@ -163,6 +181,29 @@ pub async fn for_organization(
             ))
         })
         .collect()
+}
+
+/// Who acted and which actions an organization's log holds, sorted: what
+/// its filters offer.
+pub async fn choices(
+    db: &crate::Db,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let actors: Vec<String> = sqlx::query_scalar(
+        "select distinct actor from audit_log where organization_id = $1 order by actor",
+    )
+    .bind(organization_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading the audit log's actors")?;
+    let actions: Vec<String> = sqlx::query_scalar(
+        "select distinct action from audit_log where organization_id = $1 order by action",
+    )
+    .bind(organization_id)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading the audit log's actions")?;
+    Ok((actors, actions))
 }
 
 /// Every entry, newest first, for staff: (at, actor, action, detail, ip).

@@ -9,6 +9,7 @@ pub mod billing;
 pub mod catalog;
 pub mod clock;
 pub mod console;
+pub mod csv;
 pub mod db;
 pub mod demo;
 pub mod fleet;

@@ -1,7 +1,7 @@
 //! What an order is made of: the operating system image, the price quote
 //! with VAT, and the countries we bill to.
 
-use crate::Money;
+use crate::{Lang, Money};
 use serde::{Deserialize, Serialize};
 
 /// The images a server can be delivered with.
@@ -83,6 +83,17 @@ impl VatTreatment {
         match self {
             VatTreatment::Charged { rate_bp } => rate_bp,
             VatTreatment::ReverseCharge | VatTreatment::OutsideEu => 0,
+        }
+    }
+
+    /// The treatment an order had, from what it stores (the billing
+    /// country and the rate charged): every EU country has a standard rate
+    /// above zero, so 0% to an EU country can only be a reverse charge.
+    pub fn of_order(country_code: &str, rate_bp: i64) -> VatTreatment {
+        match country(country_code) {
+            _ if rate_bp > 0 => VatTreatment::Charged { rate_bp },
+            Some(c) if c.eu => VatTreatment::ReverseCharge,
+            _ => VatTreatment::OutsideEu,
         }
     }
 }
@@ -182,7 +193,24 @@ const fn c(code: &'static str, zh: &'static str, en: &'static str, eu: bool) -> 
     Country { code, zh, en, eu }
 }
 
-/// Billing countries, EU members first, in English alphabetical order.
+impl Country {
+    pub fn name(&self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::Zh => self.zh,
+            Lang::En => self.en,
+        }
+    }
+}
+
+/// A billing country's name in `lang`, as invoices, orders and PDFs show
+/// it; a code we do not know (an old record) is shown as stored.
+pub fn country_name(code: &str, lang: Lang) -> String {
+    country(code).map_or_else(|| code.to_owned(), |c| c.name(lang).to_owned())
+}
+
+/// Billing countries and regions, EU members first, in English alphabetical
+/// order: the one list of names the product uses (billing, invoices,
+/// orders, and the storefront's latency table).
 pub const COUNTRIES: &[Country] = &[
     c("AT", "奥地利", "Austria", true),
     c("BE", "比利时", "Belgium", true),
@@ -212,16 +240,23 @@ pub const COUNTRIES: &[Country] = &[
     c("ES", "西班牙", "Spain", true),
     c("SE", "瑞典", "Sweden", true),
     c("AU", "澳大利亚", "Australia", false),
+    c("BR", "巴西", "Brazil", false),
     c("CA", "加拿大", "Canada", false),
-    c("CN", "中国", "China", false),
+    c("CN", "中国内地", "Mainland China", false),
     c("HK", "中国香港", "Hong Kong", false),
     c("IN", "印度", "India", false),
+    c("ID", "印度尼西亚", "Indonesia", false),
     c("JP", "日本", "Japan", false),
-    c("KR", "韩国", "South Korea", false),
+    c("MX", "墨西哥", "Mexico", false),
     c("NO", "挪威", "Norway", false),
     c("SG", "新加坡", "Singapore", false),
+    c("ZA", "南非", "South Africa", false),
+    c("KR", "韩国", "South Korea", false),
     c("CH", "瑞士", "Switzerland", false),
     c("TW", "中国台湾", "Taiwan", false),
+    c("TH", "泰国", "Thailand", false),
+    c("TR", "土耳其", "Türkiye", false),
+    c("AE", "阿联酋", "United Arab Emirates", false),
     c("GB", "英国", "United Kingdom", false),
     c("US", "美国", "United States", false),
 ];
@@ -233,6 +268,19 @@ pub fn country(code: &str) -> Option<&'static Country> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_orders_treatment_follows_from_its_country_and_rate() {
+        assert_eq!(
+            VatTreatment::of_order("NL", 2100),
+            VatTreatment::Charged { rate_bp: 2100 }
+        );
+        assert_eq!(VatTreatment::of_order("DE", 0), VatTreatment::ReverseCharge);
+        assert_eq!(VatTreatment::of_order("BR", 0), VatTreatment::OutsideEu);
+        assert_eq!(country_name("TR", Lang::En), "Türkiye");
+        assert_eq!(country_name("DE", Lang::Zh), "德国");
+        assert_eq!(country_name("XX", Lang::En), "XX");
+    }
 
     #[test]
     fn vat_rounds_half_up_to_the_cent() {

@@ -58,7 +58,8 @@ test('a billing user opens an invoice, downloads its PDF and exports the month a
   await expectAccessible(clerk, 'the invoice');
 
   const [pdf] = await Promise.all([clerk.waitForEvent('download'), clerk.getByTestId('invoice-pdf').click()]);
-  expect(pdf.suggestedFilename()).toBe(`${number}.pdf`);
+  // The file name carries the language: both downloads can sit side by side.
+  expect(pdf.suggestedFilename()).toBe(`${number}-en.pdf`);
   const pdfBytes = readFileSync((await pdf.path())!);
   expect(pdfBytes.subarray(0, 5).toString()).toBe('%PDF-');
   expect(pdfBytes.length).toBeGreaterThan(5_000);

@@ -222,3 +222,9 @@ export async function orderServer(
   await expect(page.getByTestId('server-state')).toHaveText('Running', { timeout: 30_000 });
   return { path: new URL(page.url()).pathname, email };
 }
+
+/** Opens one of the server page's tabs (each has its own address). */
+export async function serverTab(page: Page, name: string) {
+  await page.getByRole('navigation', { name: 'Server sections' }).getByRole('link', { name, exact: true }).click();
+  await expect(page.getByRole('navigation', { name: 'Server sections' }).getByRole('link', { name, exact: true })).toHaveAttribute('aria-current', 'page');
+}

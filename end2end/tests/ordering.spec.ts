@@ -3,6 +3,7 @@ import {
   expectAccessible,
   expectNoSideScroll,
   fillBillingProfile,
+  serverTab,
   htmlErrors,
   lastMail,
   logIn,
@@ -102,12 +103,15 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(badge).toHaveText('Running', { timeout: 20_000 });
   await expect(page.locator('code[data-live="ipv4"]')).toHaveText(/^198\.(18|19)\.\d{1,3}\.\d{1,3}$/);
   await expect(page.locator('#server-live progress')).toHaveCount(0);
-  await expect(page.getByRole('button', { name: 'Reboot' })).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Power cycle' })).toBeVisible();
-  await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(2);
   await expectAccessible(page, 'a running server');
   await expectNoSideScroll(page, 'a running server');
   const serverPath = new URL(page.url()).pathname;
+  await serverTab(page, 'Power');
+  await expect(page).toHaveURL(new RegExp(`${serverPath}/power$`));
+  await expect(page.getByRole('button', { name: 'Reboot' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Power cycle' })).toBeVisible();
+  await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(2);
+  await serverTab(page, 'Overview');
 
   // No SSH key was given: the root password, shown once.
   await page.getByRole('button', { name: 'Show the root password' }).click();

@@ -54,7 +54,7 @@ async function checkList(page: Page, lang: 'en' | 'zh') {
 }
 
 async function checkServerPage(page: Page, lang: 'en' | 'zh', path: string) {
-  await page.goto(path.replace(/^\/en\//, `/${lang}/`));
+  await page.goto(`${path.replace(/^\/en\//, `/${lang}/`)}/graphs`);
   const ticks = page.locator('.chart .tick');
   await expect(ticks.first()).toBeVisible();
   const sizes = await ticks.evaluateAll((els) =>
@@ -86,9 +86,9 @@ test('at 360 px the servers list keeps names and addresses whole and charts stay
     await checkServerPage(page, lang, path);
   }
 
-  // Scheduling a cancellation from the bottom of the page lands at the
-  // top, which says what happened under the state line.
-  await page.goto(path);
+  // Scheduling a cancellation on its tab lands there, which says what
+  // happened under the state line.
+  await page.goto(`${path}/cancellation`);
   await page.locator('#cancel-at').selectOption({ index: 0 });
   await page.getByLabel(`Type the server’s name (${NAME}) to confirm`).fill(NAME);
   await page.getByLabel('I understand that the volumes are wiped').check();

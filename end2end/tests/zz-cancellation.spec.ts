@@ -18,7 +18,7 @@ test('cancel a server, reach its date, see it wiped and the stock rise', async (
   await page.goto('/en');
   await expect(cell).toHaveAttribute('data-stock', 'sold-out');
 
-  await page.goto(server);
+  await page.goto(`${server}/cancellation`);
   const earliest = page.locator('#cancel-at option').first();
   await expect(earliest).toContainText('the earliest');
   await page.locator('#cancel-at').selectOption({ index: 0 });

@@ -352,7 +352,6 @@ fn router(state: Arc<AppState>) -> Router {
     };
     let portal_router = portal_routes
         .layer(from_fn_with_state(pages.clone(), page::show_failures))
-        .layer(from_fn(page_cache::clean_html))
         .layer(from_fn_with_state(pages, auth::load_viewer))
         .layer(from_fn_with_state(state.clone(), input::refuse_unstorable))
         .layer(from_fn_with_state(state.clone(), auth::reject_cross_site))
@@ -360,6 +359,10 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn(move |req, next| {
             lang::known_language(not_found_page.clone(), req, next)
         }))
+        // Outside the access check and the language check: the pages they
+        // answer with (log in first, not allowed, not found) are cleaned
+        // of Leptos' inline resource scripts too, which the CSP refuses.
+        .layer(from_fn(page_cache::clean_html))
         .layer(TimeoutLayer::with_status_code(
             http::StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_secs(20),
@@ -378,7 +381,13 @@ fn router(state: Arc<AppState>) -> Router {
 
     // Files at the root, before `/{lang}` claims their paths.
     let mut router = Router::new();
-    for file in ["favicon.svg", "islands.js", "console.js", "copy.js"] {
+    for file in [
+        "favicon.svg",
+        "islands.js",
+        "console.js",
+        "copy.js",
+        "snapshots.js",
+    ] {
         let path = format!("/{file}");
         router = router.route_service(&path, ServeFile::new(state.config.site_root.join(file)));
     }

@@ -33,6 +33,13 @@ pub struct Billing {
     /// (VAT ID): why the order summary charges VAT.
     pub order_vat_id_invalid: fn(&str) -> String,
     pub order_vat_id_unchecked: fn(&str) -> String,
+    /// The registered name VIES gave when it is not the legal name.
+    pub vat_name_differs: fn(&str) -> String,
+    /// (VAT ID, registered name) on the order form.
+    pub order_vat_name_differs: fn(&str, &str) -> String,
+    /// After saving on the way to an order, when VIES's answer needs a look.
+    pub profile_check_before_order: &'static str,
+    pub profile_continue_order: &'static str,
     /// Before a VAT number on invoices: "VAT NL…".
     pub vat_prefix: &'static str,
     pub billing_email: &'static str,

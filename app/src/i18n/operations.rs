@@ -86,8 +86,6 @@ pub struct Operations {
     pub maint_col_server: &'static str,
     pub maint_col_state: &'static str,
     pub root_title: &'static str,
-    pub root_copy: &'static str,
-    pub root_copied: &'static str,
     pub root_reset_title: &'static str,
     pub root_reset_body: &'static str,
     pub root_reset_confirm: fn(&str) -> String,

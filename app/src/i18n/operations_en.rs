@@ -118,8 +118,6 @@ pub static OPERATIONS_EN: Operations = Operations {
     maint_col_server: "Server",
     maint_col_state: "State",
     root_title: "Root password",
-    root_copy: "Copy",
-    root_copied: "Copied",
     root_reset_title: "Reset root password",
     root_reset_body: "Lost the root password? We set a new one on the running server through the data centre’s control plane, and the old one stops working. Your files and SSH keys stay as they are. The new password is shown here once.",
     root_reset_confirm: |name| format!("Yes, replace the root password of {name}"),

@@ -117,8 +117,6 @@ pub static OPERATIONS_ZH: Operations = Operations {
     maint_col_server: "服务器",
     maint_col_state: "状态",
     root_title: "root 密码",
-    root_copy: "复制",
-    root_copied: "已复制",
     root_reset_title: "重置 root 密码",
     root_reset_body: "忘记了 root 密码？我们通过数据中心的控制平面在运行中的服务器上设置新密码，旧密码随即失效。您的文件和 SSH 密钥保持不变。新密码只在这里显示一次。",
     root_reset_confirm: |name| format!("是的，替换 {name} 的 root 密码"),

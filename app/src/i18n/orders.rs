@@ -214,4 +214,19 @@ pub struct Orders {
     pub err_count: &'static str,
     pub err_form_expired: &'static str,
     pub err_daily_limit: &'static str,
+    /// The server page's tabs, each at its own address.
+    pub server_tabs: &'static str,
+    pub tab_overview: &'static str,
+    pub tab_graphs: &'static str,
+    pub tab_snapshots: &'static str,
+    pub tab_console: &'static str,
+    pub tab_power: &'static str,
+    pub tab_cancellation: &'static str,
+    /// A tab whose actions need the server running (console, power, graphs).
+    pub tab_needs_running: &'static str,
+    /// The cancellation tab of a server with no term to end yet.
+    pub cancel_nothing: &'static str,
+    /// Names of the overview's copyable facts, for the copy buttons.
+    pub server_hostname: &'static str,
+    pub server_hostname_hint: &'static str,
 }

@@ -63,7 +63,4 @@ pub struct Site {
 
     /// The latency table's column of countries and regions.
     pub latency_country: &'static str,
-    /// A probe city's country or region by ISO code; `None` for a code we
-    /// have no name for (shown as the code).
-    pub country: fn(&str) -> Option<&'static str>,
 }

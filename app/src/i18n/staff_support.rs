@@ -23,6 +23,7 @@ pub struct StaffSupport {
     pub filter_category: &'static str,
     pub filter_site: &'static str,
     pub filter_age: &'static str,
+    pub filter_search: &'static str,
     /// The state filter's default: every request not closed.
     pub all_not_closed: &'static str,
     pub all: &'static str,

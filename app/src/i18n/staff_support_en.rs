@@ -48,6 +48,7 @@ pub static STAFF_SUPPORT_EN: StaffSupport = StaffSupport {
     filter_category: "Category",
     filter_site: "Site",
     filter_age: "Age",
+    filter_search: "Reference, subject or organization contains",
     all_not_closed: "All not closed",
     all: "All",
     age_any: "Any age",

@@ -48,6 +48,7 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     filter_category: "类别",
     filter_site: "机房",
     filter_age: "时长",
+    filter_search: "编号、主题或组织包含",
     all_not_closed: "所有未关闭的",
     all: "全部",
     age_any: "不限",

@@ -47,8 +47,6 @@ pub struct Tokens {
     // The secret, shown once.
     pub secret_title: fn(&str) -> String,
     pub secret_once: &'static str,
-    pub copy: &'static str,
-    pub copied: &'static str,
     // Refusals.
     pub err_name: &'static str,
     pub err_no_scopes: &'static str,

@@ -36,8 +36,6 @@ pub static TOKENS_EN: Tokens = Tokens {
     create_submit: "Create token",
     secret_title: |name| format!("Your new token “{name}”"),
     secret_once: "Copy it now and keep it somewhere safe: it won’t be shown again. We store only a fingerprint of it.",
-    copy: "Copy",
-    copied: "Copied",
     err_name: "Give the token a name of 1 to 60 characters, without line breaks.",
     err_no_scopes: "Choose at least one scope.",
     err_scope: "Your role may not give a token this scope.",

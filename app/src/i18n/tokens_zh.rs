@@ -36,8 +36,6 @@ pub static TOKENS_ZH: Tokens = Tokens {
     create_submit: "创建令牌",
     secret_title: |name| format!("您的新令牌“{name}”"),
     secret_once: "请立即复制并妥善保存：它不会再次显示。我们只保存它的指纹。",
-    copy: "复制",
-    copied: "已复制",
     err_name: "请为令牌输入 1 到 60 个字符的名称，不能包含换行。",
     err_no_scopes: "请至少选择一个权限范围。",
     err_scope: "您的角色不能为令牌授予此权限范围。",

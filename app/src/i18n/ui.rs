@@ -60,6 +60,9 @@ pub struct Ui {
     pub latency_rtt: &'static str,
     pub latency_pick_city: &'static str,
     pub latency_all_cities: &'static str,
+    /// The link that shows every city on a phone, which lists the best
+    /// connected few first.
+    pub latency_show_all: fn(usize) -> String,
     pub latency_show: &'static str,
     pub latency_city_heading: fn(&str) -> String,
     pub latency_date: &'static str,
@@ -100,4 +103,9 @@ pub struct Ui {
     /// Says what an SLA breach earns in the same words as the failure
     /// section and the FAQ (docs/SLA.md): a credit note without a claim.
     pub footer_sla: &'static str,
+    /// A copy button (`/copy.js`): its word, what it says once done, and
+    /// its name for screen readers ("Copy IPv4 address").
+    pub copy: &'static str,
+    pub copied: &'static str,
+    pub copy_what: fn(&str) -> String,
 }

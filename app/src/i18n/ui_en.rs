@@ -52,6 +52,7 @@ pub static UI_EN: Ui = Ui {
     latency_rtt: "Round trip",
     latency_pick_city: "Choose your city",
     latency_all_cities: "All cities (nearest site)",
+    latency_show_all: |n| format!("Show all {n} cities"),
     latency_show: "Show",
     latency_city_heading: |city| format!("From {city} to each site"),
     latency_date: "Measured",
@@ -90,4 +91,17 @@ pub static UI_EN: Ui = Ui {
 
     footer_prices: "All prices in euros, billed monthly, excluding VAT.",
     footer_sla: "99.99% contractual availability. A month below that earns a credit note, no claim needed: it comes off your next invoice, or is paid back to you if no invoice follows.",
+
+    copy: "Copy",
+    copied: "Copied",
+    // "Copy hostname", "Copy IPv4": a capital stays only in an acronym.
+    copy_what: |what| {
+        let mut chars = what.chars();
+        match (chars.next(), chars.next()) {
+            (Some(first), Some(second)) if second.is_lowercase() => {
+                format!("Copy {}{}", first.to_lowercase(), &what[first.len_utf8()..])
+            }
+            _ => format!("Copy {what}"),
+        }
+    },
 };

@@ -52,6 +52,7 @@ pub static UI_ZH: Ui = Ui {
     latency_rtt: "往返时间",
     latency_pick_city: "选择您所在的城市",
     latency_all_cities: "全部城市（显示最近的站点）",
+    latency_show_all: |n| format!("显示全部 {n} 个城市"),
     latency_show: "查看",
     latency_city_heading: |city| format!("从{city}到各站点"),
     latency_date: "测量日期",
@@ -90,4 +91,8 @@ pub static UI_ZH: Ui = Ui {
 
     footer_prices: "所有价格以欧元计，按月计费，不含增值税。",
     footer_sla: "合同可用性 99.99%。某月未达标时自动开具贷项通知单，无需申请：从下一张发票中扣除，之后没有发票则退还给您。",
+
+    copy: "复制",
+    copied: "已复制",
+    copy_what: |what| format!("复制{what}"),
 };

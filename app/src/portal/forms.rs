@@ -110,6 +110,24 @@ pub fn Notice(text: Option<&'static str>) -> impl IntoView {
     text.map(|t| view! { <p class="notice notice-ok" role="status" data-testid="notice">{t}</p> })
 }
 
+/// A button copying the text of the element with id `target`, turned on by
+/// `/copy.js` (include it once on the page): hidden without JavaScript,
+/// where the text is selected by hand. `what` names it for screen readers
+/// ("Copy IPv4 address") where several sit on one page.
+#[component]
+pub fn CopyButton(
+    lang: Lang,
+    #[prop(into)] target: String,
+    #[prop(optional, into)] what: Option<String>,
+) -> impl IntoView {
+    let t = crate::i18n::ui(lang);
+    view! {
+        <button type="button" class="secondary copy" data-copy=target data-copied=t.copied aria-label=what.map(|w| (t.copy_what)(&w)) hidden>
+            {t.copy}
+        </button>
+    }
+}
+
 #[component]
 pub fn CsrfField() -> impl IntoView {
     view! { <input type="hidden" name="csrf" value=use_viewer().csrf_token /> }

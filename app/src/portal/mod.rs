@@ -218,6 +218,7 @@ impl FormError {
             FormError::WrongCurrentPassword => Some("current"),
             FormError::BadCode => Some("code"),
             FormError::VatId => Some("vat_id"),
+            FormError::CancelName => Some("confirm_name"),
             FormError::Token(refusals::TokenRefusal::Name) => Some("name"),
             FormError::Support(refusals::SupportRefusal::Subject) => Some("subject"),
             FormError::Support(refusals::SupportRefusal::Body) => Some("body"),

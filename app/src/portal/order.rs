@@ -54,6 +54,9 @@ pub struct OrderFormView {
     /// when VIES has not confirmed it, so VAT is charged instead of
     /// reverse charge.
     pub vat_id_unconfirmed: Option<(String, domain::vat::VatIdState)>,
+    /// (VAT ID, registered name) when VIES names someone else than the
+    /// legal name invoices are addressed to.
+    pub vat_id_name_differs: Option<(String, String)>,
 }
 
 /// The billing profile as the order form shows it.
@@ -277,13 +280,7 @@ fn BillTo(lang: Lang, form: OrderFormView) -> impl IntoView {
         }
         .into_any();
     };
-    let country = domain::order::country(&p.country).map_or(p.country.clone(), |c| {
-        match lang {
-            Lang::Zh => c.zh,
-            Lang::En => c.en,
-        }
-        .to_owned()
-    });
+    let country = domain::order::country_name(&p.country, lang);
     let vat_prefix = crate::i18n::billing(lang).vat_prefix;
     view! {
         <div class="field bill-to" data-testid="bill-to">
@@ -308,6 +305,17 @@ fn BillTo(lang: Lang, form: OrderFormView) -> impl IntoView {
     .into_any()
 }
 
+/// The VAT line's label: the rate, reverse charge or no EU VAT. The order
+/// form and a placed order's page both name it so.
+pub fn vat_label(lang: Lang, treatment: domain::VatTreatment) -> String {
+    let o = orders(lang);
+    match treatment {
+        domain::VatTreatment::Charged { rate_bp } => (o.sum_vat)(rate_bp),
+        domain::VatTreatment::ReverseCharge => o.sum_vat_reverse.to_owned(),
+        domain::VatTreatment::OutsideEu => o.sum_vat_outside.to_owned(),
+    }
+}
+
 #[component]
 pub(crate) fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoView {
     let o = orders(lang);
@@ -329,11 +337,7 @@ pub(crate) fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoV
         .collect_view();
     let totals = match &form.quote {
         Some(q) => {
-            let vat_label = match q.vat_treatment {
-                domain::VatTreatment::Charged { rate_bp } => (o.sum_vat)(rate_bp),
-                domain::VatTreatment::ReverseCharge => o.sum_vat_reverse.to_owned(),
-                domain::VatTreatment::OutsideEu => o.sum_vat_outside.to_owned(),
-            };
+            let vat_label = vat_label(lang, q.vat_treatment);
             view! {
                 <dt>{o.sum_net}</dt><dd>{q.net.format(lang)}</dd>
                 <dt>{vat_label}</dt><dd>{q.vat.format(lang)}</dd>
@@ -363,6 +367,10 @@ pub(crate) fn Summary(lang: Lang, plan: Plan, form: OrderFormView) -> impl IntoV
                     domain::vat::VatIdState::Unchecked | domain::vat::VatIdState::Valid => (b.order_vat_id_unchecked)(&vat_id),
                 };
                 view! { <p class="notes" data-testid="vat-id-unconfirmed">{why}</p> }
+            })}
+            {form.vat_id_name_differs.map(|(vat_id, name)| {
+                let b = crate::i18n::billing(lang);
+                view! { <p class="notes" data-testid="vat-id-name-differs">{(b.order_vat_name_differs)(&vat_id, &name)}</p> }
             })}
             <p class="notes">{o.sum_term}</p>
         </div>

@@ -88,6 +88,7 @@ pub async fn order_quote(
     form.quote = summary.quote;
     form.net = Some(summary.net);
     form.vat_id_unconfirmed = summary.vat_id_unconfirmed;
+    form.vat_id_name_differs = summary.vat_id_name_differs;
     let level = facts.stock.level(&site.code, &plan.id);
     let addons = form.addons.clone();
     let summary = view! { <super::order::Summary lang plan form /> }.to_html();

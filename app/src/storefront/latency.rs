@@ -9,11 +9,8 @@ use std::sync::Arc;
 use super::href;
 use crate::i18n::{content, site, ui};
 
-/// A probe city's country or region in words ("Hong Kong", "香港"); the
-/// code only for one we have no name for (an imported measurement).
-pub fn country_name(code: &str, lang: Lang) -> String {
-    (site(lang).country)(code).map_or_else(|| code.to_owned(), str::to_owned)
-}
+/// How many cities a phone lists before "show all".
+const PHONE_CITIES: usize = 6;
 
 pub fn format_rtt(tenths: u32, lang: Lang) -> String {
     format!("{}.{} {}", tenths / 10, tenths % 10, ui(lang).ms)
@@ -96,19 +93,32 @@ pub fn LatencySection(
         }
         .into_any()
     } else {
+        fn nearest_of<'a>((first, all): &(&'a LatencyRow, Vec<&'a LatencyRow>)) -> &'a LatencyRow {
+            all.iter()
+                .min_by_key(|r| r.median_tenth_ms)
+                .copied()
+                .unwrap_or(*first)
+        }
+        // On a phone the table shows the best connected few cities; the
+        // rest are a tap away (`#latency-all` as the target: no script).
+        let mut fastest: Vec<u32> = cities
+            .iter()
+            .map(|c| nearest_of(c).median_tenth_ms)
+            .collect();
+        fastest.sort_unstable();
+        let shown_on_phones = fastest.get(PHONE_CITIES - 1).copied().unwrap_or(u32::MAX);
+        let more = cities.len() > PHONE_CITIES;
         let lines = cities
             .iter()
-            .map(|(first, all)| {
-                let nearest = all
-                    .iter()
-                    .min_by_key(|r| r.median_tenth_ms)
-                    .copied()
-                    .unwrap_or(*first);
+            .map(|city| {
+                let (first, _) = city;
+                let nearest = nearest_of(city);
+                let class = (nearest.median_tenth_ms > shown_on_phones).then_some("more");
                 view! {
-                    <tr>
+                    <tr class=class>
                         <th scope="row">{first.city.get(lang).to_owned()}</th>
                         <td data-label=s.latency_country data-country=first.country_code.clone()>
-                            {country_name(&first.country_code, lang)}
+                            {domain::order::country_name(&first.country_code, lang)}
                         </td>
                         <td data-label=t.latency_nearest>{site_name(&nearest.site)}</td>
                         <td data-label=t.latency_rtt>{format_rtt(nearest.median_tenth_ms, lang)}" "{tag()}</td>
@@ -133,6 +143,9 @@ pub fn LatencySection(
                     <tbody>{lines}</tbody>
                 </table>
             </div>
+            {more.then(|| view! {
+                <p class="latency-show-all"><a href="#latency-all">{(t.latency_show_all)(cities.len())}</a></p>
+            })}
         }
         .into_any()
     };

@@ -197,9 +197,7 @@ pub fn to_csv(invoices: &[Invoice]) -> String {
             i.total.currency.code().to_owned(),
             i.paid_at.map(domain::time::format_date).unwrap_or_default(),
         ];
-        let escaped: Vec<String> = row.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&escaped.join(","));
-        out.push('\n');
+        out.push_str(&crate::csv::row(&row));
     }
     out
 }
@@ -218,27 +216,10 @@ fn decimal(cents: i64) -> String {
     format!("{sign}{}.{:02}", abs / 100, abs % 100)
 }
 
-/// Quotes a field when needed, and defuses spreadsheet formulas (a number,
-/// negative or not, is no formula and stays a number).
-fn csv_field(raw: &str) -> String {
-    let number = raw
-        .strip_prefix('-')
-        .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    let safe = if !number && raw.starts_with(['=', '+', '-', '@']) {
-        format!("'{raw}")
-    } else {
-        raw.to_owned()
-    };
-    if safe.contains([',', '"', '\n']) {
-        format!("\"{}\"", safe.replace('"', "\"\""))
-    } else {
-        safe
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{csv_field, decimal};
+    use super::decimal;
+    use crate::csv::field as csv_field;
 
     #[test]
     fn negative_amounts_keep_their_sign_and_stay_numbers() {

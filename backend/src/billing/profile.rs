@@ -43,6 +43,23 @@ impl BillingProfile {
             .then_some((vat_id, state))
     }
 
+    /// The name VIES registers the VAT ID to, when it is not the legal name
+    /// invoices are addressed to (letters and digits compared, ignoring case,
+    /// spaces and punctuation: VIES often answers in capitals). A member
+    /// state that discloses no name differs from nothing.
+    pub fn registered_name_differs(&self) -> Option<&str> {
+        let check = self.vat_id_check.as_ref()?;
+        let registered = check.name.as_deref()?;
+        let plain = |name: &str| -> String {
+            name.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        (check.state == VatIdState::Valid && plain(registered) != plain(&self.legal_name))
+            .then_some(registered)
+    }
+
     /// Whether what VIES says about the VAT ID decides the VAT for a seller
     /// in `seller_country`: reverse charge is for customers in another
     /// country only.

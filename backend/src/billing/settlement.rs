@@ -151,6 +151,25 @@ pub async fn record_payment(
         detail.push_str(&format!("; {reason}"));
     }
     audit_settlement(&mut tx, &org, actor, "invoice.paid", &detail, now).await?;
+    // A receipt, to whoever gets the invoices, in their language.
+    let (amount, day) = (payment.amount, domain::time::format_date(payment.paid_on));
+    super::dunning::notify(&mut tx, &org, now, |lang| match lang {
+        Lang::Zh => (
+            format!("已收到发票 {number} 的付款"),
+            format!(
+                "您好：\n\n我们已于 {day} 收到发票 {number} 的付款 {}。该发票已结清，门户的账单页面显示为已支付。",
+                amount.format(Lang::Zh)
+            ),
+        ),
+        Lang::En => (
+            format!("Payment received for invoice {number}"),
+            format!(
+                "Hello,\n\nWe received {} on {day} for invoice {number}. The invoice is settled; the portal's billing page shows it as paid.",
+                amount.format(Lang::En)
+            ),
+        ),
+    })
+    .await?;
     tx.commit().await.context("committing the payment")?;
     Ok(())
 }

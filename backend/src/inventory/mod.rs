@@ -160,6 +160,19 @@ pub async fn list_hosts(db: &Db, filter: &HostFilter) -> Result<Vec<Host>, Inven
         .context("listing hosts")?)
 }
 
+/// Whose server is on each host a customer holds or uses: (host,
+/// organization, server), for the staff's host list.
+pub async fn customers(db: &Db) -> Result<Vec<(String, String, String)>, InventoryError> {
+    Ok(sqlx::query_as(
+        "select h.name, o.name, s.name from servers s \
+         join hosts h on h.id = s.host_id join organizations o on o.id = s.organization_id \
+         where h.state in ('held', 'allocated') and s.cancelled_at is null",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading whose servers are on the hosts")?)
+}
+
 /// An operator puts a host in service, takes it out for maintenance, or marks
 /// it failed. Hosts a customer holds or uses cannot be freed this way.
 pub async fn set_state(

@@ -96,6 +96,20 @@ mod tests {
     }
 
     #[test]
+    fn every_probe_country_can_be_billed() {
+        // A customer shown the latency from their city can give that
+        // country as their billing country.
+        for city in &PROBE_CITIES {
+            assert!(
+                domain::order::country(city.country_code).is_some(),
+                "{} ({}) is not a billing country",
+                city.en,
+                city.country_code
+            );
+        }
+    }
+
+    #[test]
     fn estimates_grow_with_distance() {
         let near = distance_km(52.37, 4.90, 50.11, 8.68);
         let far = distance_km(52.37, 4.90, 35.68, 139.65);

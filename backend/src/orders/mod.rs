@@ -197,18 +197,48 @@ pub async fn list(
     .context("listing orders")
 }
 
-/// Every organization's orders, newest first, for staff.
-pub async fn all(db: &Db, limit: i64) -> anyhow::Result<Vec<(Order, String)>> {
-    sqlx::query(&format!(
-        "select {ORDER_COLUMNS}, g.name as organization_name from orders o \
+/// Every organization's orders whose organization, server name, order id
+/// or orderer's email contains `search` (any case), newest first, a page
+/// at a time (`limit` from `offset`), for staff; and how many match.
+pub async fn all(
+    db: &Db,
+    search: &str,
+    limit: i64,
+    offset: i64,
+) -> anyhow::Result<(Vec<(Order, String)>, i64)> {
+    const MATCHING: &str = "from orders o \
          join users u on u.id = o.user_id join organizations g on g.id = o.organization_id \
-         order by o.created_at desc, o.id desc limit $1"
+         where ($1 = '' or lower(g.name) like $1 or lower(o.server_name) like $1 \
+         or lower(o.id) like $1 or lower(u.email) like $1)";
+    let pattern = if search.trim().is_empty() {
+        String::new()
+    } else {
+        // `like`'s wildcards typed are dropped, not run.
+        let escaped: String = search
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| !matches!(c, '%' | '_' | '\\'))
+            .collect();
+        format!("%{escaped}%")
+    };
+    let total: i64 = sqlx::query_scalar(&format!("select count(*) {MATCHING}"))
+        .bind(&pattern)
+        .fetch_one(&db.pool)
+        .await
+        .context("counting orders")?;
+    let rows = sqlx::query(&format!(
+        "select {ORDER_COLUMNS}, g.name as organization_name {MATCHING} \
+         order by o.created_at desc, o.id desc limit $2 offset $3"
     ))
+    .bind(&pattern)
     .bind(limit)
+    .bind(offset)
     .fetch_all(&db.pool)
     .await
     .context("listing all orders")?
     .iter()
     .map(|r| Ok((Order::from_row(r)?, r.try_get("organization_name")?)))
-    .collect()
+    .collect::<anyhow::Result<_>>()?;
+    Ok((rows, total))
 }

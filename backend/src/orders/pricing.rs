@@ -129,6 +129,9 @@ pub struct Summary {
     pub net: domain::Money,
     /// (VAT ID, its check's state) when confirming it would change the VAT.
     pub vat_id_unconfirmed: Option<(String, domain::vat::VatIdState)>,
+    /// (VAT ID, the name VIES registers it to) when that is not the legal
+    /// name invoices are addressed to.
+    pub vat_id_name_differs: Option<(String, String)>,
 }
 
 pub async fn summary(
@@ -140,17 +143,22 @@ pub async fn summary(
     seller_country: &str,
     at: i64,
 ) -> anyhow::Result<Summary> {
-    let (quote, vat_id_unconfirmed) = match customer {
+    let (quote, vat_id_unconfirmed, vat_id_name_differs) = match customer {
         Some(customer) => {
             let billed = customer.billed(seller_country);
             let quote = quote(db, catalog, plan, addon_ids, &billed, at).await?.ok();
-            let unconfirmed = customer
-                .profile
+            let profile = &customer.profile;
+            let unconfirmed = profile
                 .unconfirmed_vat_id(seller_country)
                 .map(|(vat_id, said)| (vat_id.to_owned(), said));
-            (quote, unconfirmed)
+            let name_differs = profile
+                .vat_id
+                .as_deref()
+                .zip(profile.registered_name_differs())
+                .map(|(vat_id, name)| (vat_id.to_owned(), name.to_owned()));
+            (quote, unconfirmed, name_differs)
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     // Without a billing profile: plan and add-ons ex VAT.
     let priced = addon_ids
@@ -162,5 +170,6 @@ pub async fn summary(
         quote,
         net,
         vat_id_unconfirmed,
+        vat_id_name_differs,
     })
 }

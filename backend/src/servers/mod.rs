@@ -71,12 +71,15 @@ pub struct Server {
     /// Stripe's `billing_cycle_anchor`: its periods, and so the term ends,
     /// are counted from it (not from when the server first ran).
     pub billing_anchor: Option<i64>,
+    /// The hostname the installed system was given (its name when it was
+    /// installed; a rename here does not change it). `None` until then.
+    pub hostname: Option<String>,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
-    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys";
+    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys, s.hostname";
 
 impl Server {
     /// What its terms are counted from: Stripe's billing anchor when Stripe
@@ -237,6 +240,19 @@ impl Actor<'_> {
     }
 }
 
+/// Every server the organization has had, cancelled ones too, as (id,
+/// name): the audit log names them instead of showing their ids.
+pub async fn names(
+    db: &Db,
+    organization_id: &OrganizationId,
+) -> anyhow::Result<Vec<(String, String)>> {
+    sqlx::query_as("select id, name from servers where organization_id = $1")
+        .bind(organization_id)
+        .fetch_all(&db.pool)
+        .await
+        .context("reading the servers' names")
+}
+
 pub async fn rename(
     db: &Db,
     clock: &Clock,
@@ -247,6 +263,14 @@ pub async fn rename(
     let name = crate::orders::server_name(raw_name).ok_or(ServerError::InvalidName)?;
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
+    let old: Option<String> =
+        sqlx::query_scalar("select name from servers where id = $1 and organization_id = $2")
+            .bind(id)
+            .bind(actor.organization_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .context("reading the server's name")?;
+    let old = old.ok_or(ServerError::NotFound)?;
     let done = sqlx::query(
         "update servers set name = $1, updated_at = $2 where id = $3 and organization_id = $4 \
          and state <> 'failed'",
@@ -262,6 +286,9 @@ pub async fn rename(
         return Err(ServerError::NotFound);
     }
     record_event(&mut tx, id, EventKind::Renamed, &name, now).await?;
+    actor
+        .audit(&mut tx, "server.renamed", &format!("{old} → {name}"), now)
+        .await?;
     tx.commit().await.context("committing the rename")?;
     Ok(())
 }

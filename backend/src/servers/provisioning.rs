@@ -110,6 +110,14 @@ impl Runner {
                 Err(error) => tracing::warn!(server = %server.id, %error, "no host keys"),
             }
         }
+        // What the installed system calls itself: the page shows it beside
+        // the name, which a rename changes and this does not.
+        sqlx::query("update servers set hostname = $1 where id = $2")
+            .bind(&spec.hostname)
+            .bind(&server.id)
+            .execute(&self.db.pool)
+            .await
+            .context("recording the hostname")?;
         self.finish(&server).await?;
         Ok(Outcome::Done)
     }

@@ -79,19 +79,21 @@ pub(super) fn opened(lang: Lang, to: &str, a: &About<'_>) -> Message {
 }
 
 /// A staff reply: who answered and its first lines.
-pub(super) fn answered(lang: Lang, to: &str, a: &About<'_>, who: &str, excerpt: &str) -> Message {
+/// A reply's mail, signed as the thread shows staff replies: the support
+/// team, not the name of whoever wrote it.
+pub(super) fn answered(lang: Lang, to: &str, a: &About<'_>, excerpt: &str) -> Message {
     let (reference, subject, link) = (a.reference, a.subject, a.link);
     let (title, body) = match lang {
         Lang::Zh => (
             format!("[{reference}] {subject}：有新答复"),
             format!(
-                "您好：\n\n{who} 答复了您的支持请求 {reference}：\n\n{excerpt}\n\n阅读完整答复并回复：\n{link}"
+                "您好：\n\n支持团队答复了您的支持请求 {reference}：\n\n{excerpt}\n\n阅读完整答复并回复：\n{link}"
             ),
         ),
         Lang::En => (
             format!("[{reference}] {subject}: new answer"),
             format!(
-                "Hello,\n\n{who} answered your support request {reference}:\n\n{excerpt}\n\nRead the whole answer and reply:\n{link}"
+                "Hello,\n\nThe support team answered your support request {reference}:\n\n{excerpt}\n\nRead the whole answer and reply:\n{link}"
             ),
         ),
     };

@@ -57,7 +57,7 @@ pub async fn reply_as_staff(
     };
     let first_lines = excerpt(&body);
     for to in mails::recipients(&mut tx, id).await? {
-        let message = mails::answered(current.lang, &to, &about, staff.name, &first_lines);
+        let message = mails::answered(current.lang, &to, &about, &first_lines);
         mail::queue(&mut tx, &message, now).await?;
     }
     tx.commit().await.context("committing the answer")?;

@@ -48,16 +48,28 @@ pub fn valid_scaling(plan: &ScalingPlan) -> Result<ScalingPlan, SupportError> {
     })
 }
 
-/// The first lines of a reply for a mail: at most 3 lines and 300
-/// characters; the portal has the rest.
+/// The first lines of a reply for a mail: at most 3 lines of text and 300
+/// characters, paragraphs kept apart by a blank line as written (several
+/// blank lines read as one); the portal has the rest.
 pub fn excerpt(body: &str) -> String {
-    let lines: Vec<&str> = body
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let mut text = lines.iter().take(3).copied().collect::<Vec<_>>().join("\n");
-    let mut cut = lines.len() > 3;
+    let mut lines: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for line in body.lines().map(str::trim_end) {
+        if line.trim().is_empty() {
+            if lines.last().is_some_and(|l| !l.is_empty()) {
+                lines.push("");
+            }
+        } else if lines.iter().filter(|l| !l.is_empty()).count() == 3 {
+            cut = true;
+            break;
+        } else {
+            lines.push(line);
+        }
+    }
+    while lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut text = lines.join("\n");
     if text.chars().count() > 300 {
         text = text.chars().take(299).collect();
         cut = true;
@@ -116,7 +128,8 @@ mod tests {
 
     #[test]
     fn a_mail_shows_three_lines_at_most() {
-        assert_eq!(excerpt("one\n\ntwo\nthree\nfour"), "one\ntwo\nthree…");
+        assert_eq!(excerpt("one\n\ntwo\nthree\nfour"), "one\n\ntwo\nthree…");
+        assert_eq!(excerpt("\n\nHello,\n\n\n\nfixed.\n\n"), "Hello,\n\nfixed.");
         assert_eq!(excerpt("short"), "short");
         let long = excerpt(&"x".repeat(1000));
         assert_eq!(long.chars().count(), 300);

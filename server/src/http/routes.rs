@@ -178,6 +178,7 @@ pub fn all() -> Vec<Route> {
         account::keys::routes(),
         account::tokens::routes(),
         team::members::routes(),
+        team::audit::routes(),
         team::invitations::routes(),
         orders::routes(),
         servers::routes(),

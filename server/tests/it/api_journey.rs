@@ -162,10 +162,10 @@ async fn a_script_orders_runs_snapshots_cancels_and_fetches_its_invoice(db: Test
     // The owner sees what the token did, under their name.
     let audit = common::strip_tags(&app.get_as(&owner, "/en/audit").await.body);
     for done in [
-        "API token created",
-        "Order placed",
-        "Snapshot taken",
-        "Server cancellation scheduled",
+        "ml@lab.example created an API token: training pipeline",
+        "ml@lab.example placed an order: G-ADA fra train-01",
+        "ml@lab.example took a snapshot: train-01: before-driver-upgrade.",
+        "ml@lab.example scheduled a server’s cancellation: train-01",
     ] {
         assert!(audit.contains(done), "{done}: {audit}");
     }

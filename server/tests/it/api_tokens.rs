@@ -184,7 +184,7 @@ async fn creators_and_owners_revoke_and_the_audit_log_says_so(db: TestDb) {
         audit.matches("data-action=\"api_token.revoked\"").count(),
         2
     );
-    assert!(audit.contains("API token created") && audit.contains("API token revoked"));
+    assert!(audit.contains("created an API token") && audit.contains("revoked an API token"));
     assert!(audit.contains("scopes=read servers:write billing:read"));
     assert!(!audit.contains(&owners_secret) && !audit.contains(&owners_secret[4..]));
     let zh = app.get_as(&owner, "/zh/audit").await.body;

@@ -118,6 +118,8 @@ const ROWS: &[Row] = &[
         &[],
         [LOGIN, Ok, DENIED, DENIED, Ok, DENIED],
     ),
+    // The log as CSV, with the page's filters: owners only.
+    ("GET", "/{lang}/audit/export", "/en/audit/export", &[], [LOGIN, Ok, DENIED, DENIED, Ok, DENIED]),
     ("GET", "/{lang}/staff", "/en/staff", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     ("GET", "/{lang}/staff/outbox", "/en/staff/outbox", &[], [LOGIN, DENIED, DENIED, DENIED, DENIED, Ok]),
     ("GET", "/{lang}/account/2fa", "/en/account/2fa", &[], [LOGIN, Ok, Ok, Ok, Ok, Ok]),
@@ -260,6 +262,12 @@ const ROWS: &[Row] = &[
         &[],
         [LOGIN, Status(404), Ok, DENIED, Ok, DENIED],
     ),
+    // The server page's tabs: each its own address, the same access.
+    ("GET", "/{lang}/servers/{id}/graphs", "/en/servers/{server_a}/graphs", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    ("GET", "/{lang}/servers/{id}/snapshots", "/en/servers/{server_a}/snapshots", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    ("GET", "/{lang}/servers/{id}/console", "/en/servers/{server_a}/console", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    ("GET", "/{lang}/servers/{id}/power", "/en/servers/{server_a}/power", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
+    ("GET", "/{lang}/servers/{id}/cancellation", "/en/servers/{server_a}/cancellation", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
     (
         "GET",
         "/{lang}/servers/{id}/progress",
@@ -289,16 +297,19 @@ const ROWS: &[Row] = &[
     ("GET", "/{lang}/servers/{id}/reveal", "/en/servers/{server_a}/reveal", &[], [LOGIN, Status(404), Redirect("/en/servers/"), DENIED, Redirect("/en/servers/"), DENIED]),
     // Unconfirmed: the server page again with the error; another
     // organization's server is not found even then.
-    ("POST", "/{lang}/servers/{id}/reboot", "/en/servers/{server_a}/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
-    ("POST", "/{lang}/servers/{id}/power_cycle", "/en/servers/{server_a}/power_cycle", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/power/reboot", "/en/servers/{server_a}/power/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/power/power_cycle", "/en/servers/{server_a}/power/power_cycle", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     // Root password reset (issue 17): the server's team only; unconfirmed is 422.
     ("POST", "/{lang}/servers/{id}/root-password", "/en/servers/{server_a}/root-password", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
-    ("POST", "/{lang}/servers/{id}/cancel", "/en/servers/{server_a}/cancel", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/cancellation", "/en/servers/{server_a}/cancellation", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     // Nothing scheduled: nothing to take back.
-    ("POST", "/{lang}/servers/{id}/revoke", "/en/servers/{server_a}/revoke", &[], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
-    ("POST", "/{lang}/servers/{id}/snapshot", "/en/servers/{server_a}/snapshot", &[("name", "")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
-    ("POST", "/{lang}/servers/{id}/restore", "/en/servers/{server_a}/restore", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
-    ("POST", "/{lang}/servers/{id}/delete-snapshot", "/en/servers/{server_a}/delete-snapshot", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/cancellation/revoke", "/en/servers/{server_a}/cancellation/revoke", &[], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    ("POST", "/{lang}/servers/{id}/snapshots", "/en/servers/{server_a}/snapshots", &[("name", "")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/snapshots/restore", "/en/servers/{server_a}/snapshots/restore", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/snapshots/delete", "/en/servers/{server_a}/snapshots/delete", &[("snapshot", "nope")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    // The snapshots' states for the tab's script: 404 for another
+    // organization's server.
+    ("GET", "/{lang}/servers/{id}/snapshots/progress", "/en/servers/{server_a}/snapshots/progress", &[], [LOGIN, Status(404), Ok, DENIED, Ok, DENIED]),
     ("POST", "/{lang}/servers/{id}/maintenance-accept", "/en/servers/{server_a}/maintenance-accept", &[("window", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
     ("POST", "/{lang}/servers/{id}/maintenance-propose", "/en/servers/{server_a}/maintenance-propose", &[("window", "nope"), ("at", "2030-01-01 10:00")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
     (

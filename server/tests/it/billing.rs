@@ -14,6 +14,7 @@ on_both_databases!(
     a_paid_invoice_says_paid_on_with_nothing_due_in_both_languages,
     billing_members_get_invoice_and_credit_note_mail_in_their_language,
     the_csv_export_is_offered_unfiltered_with_periods_as_printed,
+    every_country_the_storefront_measures_can_be_billed_outside_eu_vat,
 );
 
 /// 2026-11-30 00:53:20 UTC.
@@ -52,6 +53,10 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
     assert!(text.contains("G-ADA · Frankfurt · billed"), "{text}");
     assert!(text.contains("VAT 19%€45.41"), "{text}");
     assert!(
+        text.contains("Germany"),
+        "the country by its name, not its code: {text}"
+    );
+    assert!(
         text.contains("NL00 TEST 0000 0000 00"),
         "bank details to pay: {text}"
     );
@@ -67,6 +72,13 @@ async fn a_running_server_is_invoiced_each_term_with_vat_and_credit(db: TestDb) 
             .expect("the PDF");
         assert_eq!(pdf.status().as_u16(), 200);
         assert_eq!(pdf.headers()["content-type"], "application/pdf");
+        let disposition = pdf.headers()["content-disposition"]
+            .to_str()
+            .unwrap_or_default();
+        assert!(
+            disposition.ends_with(&format!("-{lang}.pdf\"")),
+            "the file name carries the language: {disposition}"
+        );
         let bytes = pdf.bytes().await.expect("PDF bytes");
         assert!(bytes.starts_with(b"%PDF-"));
         assert!(bytes.len() < 200_000, "{} bytes", bytes.len());
@@ -267,6 +279,27 @@ async fn the_billing_profile_sets_reverse_charge_and_refuses_bad_vat_ids(db: Tes
         "the profile, read-only: {text}"
     );
     app.running_server(&owner, &[("name", "billed")]).await;
+    // The placed order names the same treatment and the country by name.
+    let orders = app.get_as(&owner, "/en/orders").await.body;
+    let order = orders
+        .split("href=\"/en/orders/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    for (lang, treatment, country) in [
+        ("en", "VAT 0%: reverse charge", "Germany"),
+        ("zh", "反向征收", "德国"),
+    ] {
+        let page = strip_tags(
+            &app.get_as(&owner, &format!("/{lang}/orders/{order}"))
+                .await
+                .body,
+        );
+        assert!(page.contains(treatment), "{page}");
+        assert!(page.contains(country), "{page}");
+        assert!(!page.contains("outside the EU"), "{page}");
+    }
     let body = app.wait_for(&owner, "/en/billing", "INV-").await;
     assert!(
         strip_tags(&body).contains("€239.00€239.00"),
@@ -353,6 +386,14 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
         )
         .await;
     assert_eq!(paid.location(), "/en/staff/finance?done=paid");
+    // The customer gets a receipt.
+    let receipt = app
+        .wait_for_mail("owner@a.example", "Payment received for invoice INV-")
+        .await;
+    assert!(
+        receipt.contains("We received €289.19 on 2026-12-20 for invoice INV-"),
+        "{receipt}"
+    );
     let again = app
         .post_as(
             &staff,
@@ -688,5 +729,51 @@ async fn the_csv_export_is_offered_unfiltered_with_periods_as_printed(db: TestDb
     let row = lines.next().unwrap_or_default();
     assert!(row.starts_with("INV-2026-000001,"), "{csv}");
     assert!(row.contains(&format!(",{first},{last},")), "{row}");
+    app.finish().await;
+}
+
+/// The storefront shows latency from Brazil, Mexico, the UAE, Türkiye,
+/// South Africa, Thailand and Indonesia: a customer there can give it as
+/// their billing country, and pays no EU VAT (a service exported).
+async fn every_country_the_storefront_measures_can_be_billed_outside_eu_vat(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let form = app.get_as(&owner, "/en/billing/profile").await.body;
+    for (code, name) in [
+        ("BR", "Brazil"),
+        ("MX", "Mexico"),
+        ("AE", "United Arab Emirates"),
+        ("TR", "Türkiye"),
+        ("ZA", "South Africa"),
+        ("TH", "Thailand"),
+        ("ID", "Indonesia"),
+    ] {
+        assert!(
+            form.contains(&format!("<option value=\"{code}\">{name}</option>")),
+            "{code} is offered: {form}"
+        );
+    }
+    let zh = app.get_as(&owner, "/zh/billing/profile").await.body;
+    assert!(zh.contains(">巴西</option>"), "{zh}");
+
+    app.give_billing_profile(&owner, "Org A Ltda", "BR", "owner@a.example")
+        .await;
+    for (lang, rule) in [
+        ("en", "No EU VAT: a service exported outside the EU"),
+        ("zh", "不收欧盟增值税：向欧盟以外出口的服务"),
+    ] {
+        let order = strip_tags(
+            &app.get_as(&owner, &format!("/{lang}/order?plan=g-ada&site=fra"))
+                .await
+                .body,
+        );
+        assert!(order.contains(rule), "{order}");
+    }
+    let order = strip_tags(
+        &app.get_as(&owner, "/en/order?plan=g-ada&site=fra")
+            .await
+            .body,
+    );
+    assert!(order.contains("Total per month€239.00"), "{order}");
     app.finish().await;
 }

@@ -38,8 +38,10 @@ async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb
         .expect("subscribing");
     assert_eq!(alert.status().as_u16(), 303);
 
-    // The form offers the current term's end first, then later ones.
-    let body = app.get_as(&owner, &base).await.body;
+    // The form (on its tab) offers the current term's end first, then
+    // later ones.
+    let tab = format!("{base}/cancellation");
+    let body = app.get_as(&owner, &tab).await.body;
     let dates: Vec<String> = body
         .split("id=\"cancel-at\"")
         .nth(1)
@@ -60,7 +62,7 @@ async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb
             app.post_as(
                 owner,
                 &base,
-                &format!("{base}/cancel"),
+                &format!("{base}/cancellation"),
                 &[
                     ("at", &at),
                     ("reason", "moving"),
@@ -88,9 +90,9 @@ async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb
         "a term end"
     );
     let done = cancel("tokyo-1", dates[0].clone(), "yes").await;
-    assert_eq!(done.location(), format!("{base}?done=cancel"));
+    assert_eq!(done.location(), format!("{base}/cancellation?done=cancel"));
     assert!(app
-        .get_as(&owner, &base)
+        .get_as(&owner, &tab)
         .await
         .body
         .contains("data-testid=\"cancel-scheduled\""));
@@ -101,18 +103,27 @@ async fn a_cancelled_server_is_wiped_at_its_date_and_its_card_returns(db: TestDb
 
     // Revocable before the date; then cancelled again.
     let revoked = app
-        .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancellation/revoke"),
+            &[],
+            &[],
+        )
         .await;
-    assert_eq!(revoked.location(), format!("{base}?done=revoke"));
+    assert_eq!(
+        revoked.location(),
+        format!("{base}/cancellation?done=revoke")
+    );
     assert!(app
-        .get_as(&owner, &base)
+        .get_as(&owner, &tab)
         .await
         .body
         .contains("id=\"cancel-at\""));
     let again = cancel("tokyo-1", dates[0].clone(), "yes").await;
     assert_eq!(
         again.location(),
-        format!("{base}?done=cancel"),
+        format!("{base}/cancellation?done=cancel"),
         "{}",
         strip_tags(&again.body)
     );

@@ -29,8 +29,10 @@ async fn the_console_tunnel_serves_rfb_and_serial_to_its_ticket_holder_only(db: 
         .await;
     let cookie = session_cookie(&app, "owner@a.example").await;
 
-    // The page offers both consoles.
-    let page = app.get_as(&owner, &format!("/en/servers/{id}")).await;
+    // The server page's console tab offers both consoles.
+    let page = app
+        .get_as(&owner, &format!("/en/servers/{id}/console"))
+        .await;
     assert!(page
         .body
         .contains(&format!("/en/servers/{id}/console/serial")));

@@ -61,9 +61,10 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         ipv4,
         "same address"
     );
-    let body = app
-        .wait_for(&owner, &server, "data-event=\"rebuilt\"")
+    app.wait_for(&owner, &server, "data-event=\"rebuilt\"")
         .await;
+    // The month's availability, on the graphs tab.
+    let body = app.get_as(&owner, &format!("{server}/graphs")).await.body;
     assert!(
         strip_tags(&body).contains("(10 min down)"),
         "{}",
@@ -104,7 +105,7 @@ async fn a_failed_host_is_rebuilt_elsewhere_and_its_downtime_credited(db: TestDb
         mail.contains("It corrects invoice INV-2026-000001."),
         "{mail}"
     );
-    let body = app.get_as(&owner, &server).await.body;
+    let body = app.get_as(&owner, &format!("{server}/graphs")).await.body;
     let row = body
         .split("data-sla=\"2026-11\"")
         .nth(1)

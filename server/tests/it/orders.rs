@@ -174,9 +174,13 @@ async fn an_order_is_priced_placed_once_and_provisioned_to_a_running_server(db: 
         page.body.contains("data-event=\"running\""),
         "events are listed"
     );
-    // Telemetry drawn on the server: one temperature line per card, readings
-    // every 15 minutes but only since the rental (a new server has one),
-    // traffic against fair use.
+    // Telemetry drawn on the server (its graphs tab): one temperature line
+    // per card, readings every 15 minutes but only since the rental (a new
+    // server has one), traffic against fair use.
+    let page = app
+        .get_as(&owner, &format!("/en/servers/{id}/graphs"))
+        .await;
+    let text = strip_tags(&page.body);
     assert!(page.body.contains("data-chart=\"gpu-temp\""));
     assert!(page.body.contains("data-chart=\"gpu-clock\""));
     // The clock is an RTX 4000 Ada's: at most its 2,175 MHz boost.
@@ -392,7 +396,7 @@ async fn power_actions_need_confirmation_and_the_root_password_shows_once(db: Te
     let base = format!("/en/servers/{id}");
 
     let unconfirmed = app
-        .post_as(&owner, &base, &format!("{base}/reboot"), &[], &[])
+        .post_as(&owner, &base, &format!("{base}/power/reboot"), &[], &[])
         .await;
     assert_eq!(unconfirmed.status, 422);
     assert!(unconfirmed.body.contains("Tick the box to confirm."));
@@ -400,12 +404,12 @@ async fn power_actions_need_confirmation_and_the_root_password_shows_once(db: Te
         .post_as(
             &owner,
             &base,
-            &format!("{base}/reboot"),
+            &format!("{base}/power/reboot"),
             &[("confirm", "yes")],
             &[],
         )
         .await;
-    assert_eq!(done.location(), format!("{base}?done=power"));
+    assert_eq!(done.location(), format!("{base}/power?done=power"));
     let progress = app.wait_for_server(&owner, &id).await;
     assert_eq!(progress["state"], "running");
     let page = app.get_as(&owner, &base).await;

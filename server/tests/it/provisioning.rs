@@ -288,6 +288,20 @@ async fn staff_rack_hosts_and_change_their_state_from_the_portal(db: TestDb) {
     let orders = app.get_as(&staff, "/en/staff/orders").await;
     assert!(strip_tags(&orders.body).contains("staff-sees-me"));
     assert!(strip_tags(&orders.body).contains("Org A"));
+    // Searched by organization or server name, any case; counted.
+    for query in ["org+a", "SEES-ME"] {
+        let found = strip_tags(
+            &app.get_as(&staff, &format!("/en/staff/orders?q={query}"))
+                .await
+                .body,
+        );
+        assert!(
+            found.contains("staff-sees-me") && found.contains("1 order matches."),
+            "{query}: {found}"
+        );
+    }
+    let none = strip_tags(&app.get_as(&staff, "/zh/staff/orders?q=nobody").await.body);
+    assert!(none.contains("共有 0 个订单符合条件。"), "{none}");
     app.finish().await;
 }
 
@@ -330,7 +344,7 @@ async fn a_new_server_shows_telemetry_only_since_its_delivery(db: TestDb) {
     let page = app.place_order(&owner, "g-ada", "fra", &[]).await;
     let id = server_id(page.location());
     app.wait_for_server(&owner, &id).await;
-    let path = format!("/en/servers/{id}");
+    let path = format!("/en/servers/{id}/graphs");
 
     let body = app.get_as(&owner, &path).await.body;
     let text = strip_tags(&body);

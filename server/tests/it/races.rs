@@ -199,7 +199,7 @@ async fn parallel_snapshots_stay_within_the_quota(db: TestDb) {
             .post_as(
                 &owner,
                 &base,
-                &format!("{base}/snapshot"),
+                &format!("{base}/snapshots"),
                 &[("name", name)],
                 &[],
             )
@@ -207,7 +207,7 @@ async fn parallel_snapshots_stay_within_the_quota(db: TestDb) {
         assert_eq!(page.status, 303, "{name}");
         app.wait_for(
             &owner,
-            &base,
+            &format!("{base}/snapshots"),
             &format!("data-snapshot=\"{name}\" data-state=\"ready\""),
         )
         .await;
@@ -217,7 +217,7 @@ async fn parallel_snapshots_stay_within_the_quota(db: TestDb) {
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..6 {
         let fields = vec![("name", format!("p{n}")), ("csrf", csrf.clone())];
-        let (browser, url) = (owner.clone(), format!("{}{base}/snapshot", app.base));
+        let (browser, url) = (owner.clone(), format!("{}{base}/snapshots", app.base));
         tasks.spawn(async move { post_now(&browser, url, fields).await });
     }
     let mut answers = Vec::new();
@@ -226,7 +226,7 @@ async fn parallel_snapshots_stay_within_the_quota(db: TestDb) {
     }
     let taken = answers.iter().filter(|s| **s == 303).count();
     assert_eq!(taken, 1, "{answers:?}");
-    let body = app.get_as(&owner, &base).await.body;
+    let body = app.get_as(&owner, &format!("{base}/snapshots")).await.body;
     assert_eq!(body.matches("data-snapshot=\"").count(), 5, "{answers:?}");
     app.finish().await;
 }
@@ -297,7 +297,10 @@ async fn a_revoke_that_lands_while_a_replica_ends_the_server_wins_on_postgres() 
         .expect("locking the server row");
     // The customer's revoke queues first…
     let csrf = token(&app, &owner, &base).await;
-    let (browser, url) = (owner.clone(), format!("{}{base}/revoke", app.base));
+    let (browser, url) = (
+        owner.clone(),
+        format!("{}{base}/cancellation/revoke", app.base),
+    );
     let revoke = tokio::spawn(async move { post_now(&browser, url, vec![("csrf", csrf)]).await });
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     // …then a replica whose clock is past the date finds the server due.

@@ -340,17 +340,29 @@ async fn a_racked_host_is_installed_through_virtual_media_and_wiped_by_the_wipe_
     );
     // Snapshots and root password resets need the operator's host agent:
     // the page says so instead of offering them, and the forms refuse.
-    assert!(page.contains("data-testid=\"snapshots-not-offered\""));
     assert!(page.contains("data-testid=\"root-reset-not-offered\""));
-    assert!(!page.contains("/snapshot\""), "no take form");
-    let zh = app.get_as(&owner, &format!("/zh/servers/{id}")).await.body;
+    let page = app
+        .get_as(&owner, &format!("/en/servers/{id}/snapshots"))
+        .await
+        .body;
+    assert!(page.contains("data-testid=\"snapshots-not-offered\""));
+    assert!(
+        !page.contains(&format!(
+            "method=\"post\" action=\"/en/servers/{id}/snapshots\""
+        )),
+        "no take form"
+    );
+    let zh = app
+        .get_as(&owner, &format!("/zh/servers/{id}/snapshots"))
+        .await
+        .body;
     assert!(zh.contains("快照代理"), "in Chinese too");
     let base = format!("/en/servers/{id}");
     let refused = app
         .post_as(
             &owner,
             &base,
-            &format!("{base}/snapshot"),
+            &format!("{base}/snapshots"),
             &[("name", "before-driver")],
             &[],
         )

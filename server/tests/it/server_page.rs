@@ -14,6 +14,7 @@ on_both_databases!(
     an_overdue_invoice_shows_the_suspension_date_on_the_page_and_the_list,
     the_host_key_fingerprints_are_on_the_page_and_in_the_api,
     a_refused_field_is_marked_and_explained_beside_it,
+    the_server_page_is_in_tabs_each_at_its_own_address,
 );
 
 /// 2026-11-10 00:00 UTC.
@@ -92,12 +93,16 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
     let body = app.get_as(&owner, &base).await.body;
     assert_eq!(term_line(&body), format!("Renews on {renews}"));
 
-    // A technical member schedules it: the redirect lands at the top,
-    // where the outcome is said right after the state line, which now
-    // says when the server stops; "Renews on" is gone.
+    // A technical member schedules it: the redirect lands on the
+    // cancellation tab, where the outcome is said right after the state
+    // line (above the tabs), which now says when the server stops; the
+    // overview's "Renews on" is gone.
     let ends = app.cancel_at_term_end(&tech, &id, "train-fra-01").await;
     let date = domain::time::format_date(ends);
-    let body = app.get_as(&tech, &format!("{base}?done=cancel")).await.body;
+    let body = app
+        .get_as(&tech, &format!("{base}/cancellation?done=cancel"))
+        .await
+        .body;
     let said = at(
         &body,
         &format!("Cancellation scheduled: the server stops on {date}."),
@@ -105,15 +110,16 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
     let state = at(&body, "data-testid=\"server-state\"");
     assert!(state < said, "the outcome follows the state line");
     assert!(
-        said < at(&body, "class=\"facts\""),
-        "and sits above the facts"
+        said < at(&body, "class=\"server-tabs\""),
+        "and sits above the tabs"
     );
     let stops = at(&body, "data-testid=\"server-ends\"");
     assert!(state < stops && stops < said, "the state line has the date");
     let text = strip_tags(&body);
     assert!(text.contains(&format!("Stops on {date} (cancellation scheduled)")));
-    assert_eq!(term_line(&body), format!("Ends on {date}"));
-    assert!(!text.contains("Renews on"), "{text}");
+    let overview = app.get_as(&tech, &base).await.body;
+    assert_eq!(term_line(&overview), format!("Ends on {date}"));
+    assert!(!strip_tags(&overview).contains("Renews on"));
 
     // The owner is mailed (the technical member who did it is not).
     // Invoice mail may arrive in between: read the newest few.
@@ -126,17 +132,27 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
 
     // Taken back: said at the top, renewing again; the owner is told.
     let revoked = app
-        .post_as(&tech, &base, &format!("{base}/revoke"), &[], &[])
+        .post_as(
+            &tech,
+            &base,
+            &format!("{base}/cancellation/revoke"),
+            &[],
+            &[],
+        )
         .await;
-    assert_eq!(revoked.location(), format!("{base}?done=revoke"));
+    assert_eq!(
+        revoked.location(),
+        format!("{base}/cancellation?done=revoke")
+    );
     let body = app.get_as(&tech, revoked.location()).await.body;
     let said = at(
         &body,
         &format!("Cancellation revoked: the server keeps running and renews on {renews}."),
     );
     assert!(at(&body, "data-testid=\"server-state\"") < said);
-    assert_eq!(term_line(&body), format!("Renews on {renews}"));
     assert!(!strip_tags(&body).contains("Stops on"));
+    let overview = app.get_as(&tech, &base).await.body;
+    assert_eq!(term_line(&overview), format!("Renews on {renews}"));
     let mail = app
         .wait_for_mail("owner@a.example", "train-fra-01: cancellation revoked")
         .await;
@@ -148,7 +164,7 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
     let ends = app.cancel_at_term_end(&zh, &id, "lab-2").await;
     let date = domain::time::format_date(ends);
     let page = strip_tags(
-        &app.get_as(&zh, &format!("/zh/servers/{id}?done=cancel"))
+        &app.get_as(&zh, &format!("/zh/servers/{id}/cancellation?done=cancel"))
             .await
             .body,
     );
@@ -162,9 +178,12 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
     assert!(mail.contains(&format!("https://gpu.example.com/zh/servers/{id}")));
     let base = format!("/zh/servers/{id}");
     let revoked = app
-        .post_as(&zh, &base, &format!("{base}/revoke"), &[], &[])
+        .post_as(&zh, &base, &format!("{base}/cancellation/revoke"), &[], &[])
         .await;
-    assert_eq!(revoked.location(), format!("{base}?done=revoke"));
+    assert_eq!(
+        revoked.location(),
+        format!("{base}/cancellation?done=revoke")
+    );
     let page = strip_tags(&app.get_as(&zh, revoked.location()).await.body);
     assert!(page.contains("已撤回取消：服务器继续运行，将于"), "{page}");
     app.wait_for_mail("an@b.example", "lab-2：已撤回取消").await;
@@ -183,24 +202,25 @@ async fn a_restore_lands_on_its_progress_and_a_snapshot_on_its_section(db: TestD
     let id = running(&app, &owner, "lab-1").await;
     let base = format!("/en/servers/{id}");
 
-    // Taking a snapshot lands on the snapshots, and says so there.
+    // Taking a snapshot lands on the snapshots tab, and says so above it.
     let take = app
         .post_as(
             &owner,
             &base,
-            &format!("{base}/snapshot"),
+            &format!("{base}/snapshots"),
             &[("name", "before-driver")],
             &[],
         )
         .await;
-    assert_eq!(take.location(), format!("{base}?done=snapshot#snapshots"));
+    assert_eq!(take.location(), format!("{base}/snapshots?done=snapshot"));
     let body = app.get_as(&owner, take.location()).await.body;
     let said = at(&body, "The snapshot is being taken");
-    assert!(at(&body, "id=\"snapshots\"") < said, "said in its section");
+    assert!(said < at(&body, "id=\"snapshots\""), "said above the tab");
+    assert!(at(&body, "data-testid=\"server-state\"") < said);
     let body = app
         .wait_for(
             &owner,
-            &base,
+            &format!("{base}/snapshots"),
             "data-snapshot=\"before-driver\" data-state=\"ready\"",
         )
         .await;
@@ -210,13 +230,18 @@ async fn a_restore_lands_on_its_progress_and_a_snapshot_on_its_section(db: TestD
         .unwrap_or_default();
     let snapshot = crate::common::hidden(row, "snapshot");
 
-    // A restore lands at the top, where its progress is, and says so
-    // after it.
+    // A restore lands on the snapshots tab, under the progress above it.
     let fields = [("snapshot", snapshot.as_str()), ("confirm", "yes")];
     let restore = app
-        .post_as(&owner, &base, &format!("{base}/restore"), &fields, &[])
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/snapshots/restore"),
+            &fields,
+            &[],
+        )
         .await;
-    assert_eq!(restore.location(), format!("{base}?done=restore"));
+    assert_eq!(restore.location(), format!("{base}/snapshots?done=restore"));
     let body = app.get_as(&owner, restore.location()).await.body;
     let progress = at(&body, "data-live=\"progress\"");
     let said = at(
@@ -231,12 +256,12 @@ async fn a_restore_lands_on_its_progress_and_a_snapshot_on_its_section(db: TestD
         .post_as(
             &owner,
             &base,
-            &format!("{base}/reboot"),
+            &format!("{base}/power/reboot"),
             &[("confirm", "yes")],
             &[],
         )
         .await;
-    assert_eq!(reboot.location(), format!("{base}?done=power"));
+    assert_eq!(reboot.location(), format!("{base}/power?done=power"));
     let body = app.get_as(&owner, reboot.location()).await.body;
     let said = at(&body, "Requested: the state above follows the server");
     assert!(at(&body, "data-testid=\"server-state\"") < said);
@@ -428,7 +453,7 @@ async fn a_refused_field_is_marked_and_explained_beside_it(db: TestDb) {
             .post_as(
                 &owner,
                 &base,
-                &format!("{base}/snapshot"),
+                &format!("{base}/snapshots"),
                 &[("name", "no spaces please")],
                 &[],
             )
@@ -448,5 +473,213 @@ async fn a_refused_field_is_marked_and_explained_beside_it(db: TestDb) {
         );
         assert!(!input_of(&bad.body, "name").contains("aria-invalid"));
     }
+
+    // Every other form's refused field likewise: (page, form address,
+    // fields, the refused field's id).
+    let cancel_tab = format!("/en/servers/{id}/cancellation");
+    type Refusal<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let refusals: [Refusal; 5] = [
+        (
+            "/en/tokens",
+            "/en/tokens",
+            vec![("name", " "), ("scope", "read"), ("expires", "never")],
+            "token-name",
+        ),
+        (
+            "/en/support/requests/new",
+            "/en/support/requests",
+            vec![
+                ("category", "other"),
+                ("subject", "x"),
+                ("body", "Hello support"),
+            ],
+            "subject",
+        ),
+        (
+            "/en/support/requests/new",
+            "/en/support/requests",
+            vec![
+                ("category", "other"),
+                ("subject", "A fine subject"),
+                ("body", " "),
+            ],
+            "body",
+        ),
+        (
+            "/en/billing/profile",
+            "/en/billing/profile",
+            vec![
+                ("legal_name", "Org A"),
+                ("address", "Street 1"),
+                ("postal_code", "10115"),
+                ("city", "Berlin"),
+                ("country", "DE"),
+                ("vat_id", "DE12345"),
+                ("billing_email", "owner@a.example"),
+            ],
+            "vat",
+        ),
+        (
+            &cancel_tab,
+            &cancel_tab,
+            vec![
+                ("at", "0"),
+                ("reason", "not_needed"),
+                ("confirm", "yes"),
+                ("confirm_name", "not-its-name"),
+            ],
+            "confirm-name",
+        ),
+    ];
+    for (page, action, fields, field) in refusals {
+        let bad = app.post_as(&owner, page, action, &fields, &[]).await;
+        assert!((400..500).contains(&bad.status), "{action}: {}", bad.status);
+        let error_id = format!("{field}-error");
+        assert!(
+            bad.body.contains(&format!("id=\"{error_id}\"")),
+            "{action}: the message beside {field}: {}",
+            strip_tags(&bad.body)
+        );
+        let marked = bad.body.split("aria-invalid=\"true\"").count() - 1;
+        assert_eq!(marked, 1, "{action}: one field marked");
+        assert!(
+            bad.body.contains(&error_id) && bad.body.contains("autofocus"),
+            "{action}"
+        );
+    }
+    app.finish().await;
+}
+
+/// The server page is six tabs, each a page of its own (a link, a reload
+/// and the language switch stay on it), in both languages; a refused form
+/// is shown again on its own tab; the overview has copy buttons for the
+/// addresses, the hostname and the host keys, and a rename leaves the
+/// hostname the installed system has.
+async fn the_server_page_is_in_tabs_each_at_its_own_address(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let id = running(&app, &owner, "tabbed-1").await;
+    let base = format!("/en/servers/{id}");
+    let tabs = [
+        ("", "Overview", "概览"),
+        ("/graphs", "Graphs", "图表"),
+        ("/snapshots", "Snapshots", "快照"),
+        ("/console", "Console", "控制台"),
+        ("/power", "Power", "电源"),
+        ("/cancellation", "Cancellation", "取消"),
+    ];
+    for (path, en, zh) in tabs {
+        for (lang, label) in [("en", en), ("zh", zh)] {
+            let page = app
+                .get_as(&owner, &format!("/{lang}/servers/{id}{path}"))
+                .await;
+            assert_eq!(page.status, 200, "{path}");
+            let current = page
+                .body
+                .split("class=\"server-tabs\"")
+                .nth(1)
+                .and_then(|nav| nav.split("</nav>").next())
+                .unwrap_or_default()
+                .matches("aria-current=\"page\"")
+                .count();
+            assert_eq!(current, 1, "one open tab on {path}");
+            let open = page
+                .body
+                .split("class=\"server-tabs\"")
+                .nth(1)
+                .and_then(|nav| nav.split("aria-current=\"page\"").nth(1))
+                .and_then(|rest| rest.split('>').nth(1))
+                .and_then(|rest| rest.split('<').next())
+                .unwrap_or_default();
+            assert_eq!(open, label, "{lang}{path}");
+            // The language switch keeps the tab.
+            let other = if lang == "en" { "zh" } else { "en" };
+            assert!(
+                page.body
+                    .contains(&format!("href=\"/{other}/servers/{id}{path}\"")),
+                "{lang}{path}: the other language's link stays on the tab"
+            );
+        }
+    }
+    // Each tab has what belongs to it, and not the others' forms.
+    let power = app.get_as(&owner, &format!("{base}/power")).await.body;
+    assert!(power.contains(&format!("action=\"{base}/power/reboot\"")));
+    assert!(!power.contains("id=\"cancel-at\""));
+    let overview = app.get_as(&owner, &base).await.body;
+    assert!(
+        !overview.contains("/power/reboot"),
+        "no power form on the overview"
+    );
+    assert!(
+        !overview.contains("data-chart="),
+        "no charts on the overview"
+    );
+    let graphs = app.get_as(&owner, &format!("{base}/graphs")).await.body;
+    assert!(graphs.contains("data-chart=\"gpu-temp\""));
+
+    // Copy buttons on the overview, named for screen readers; the script
+    // that turns them on once.
+    for (target, name) in [
+        ("ipv4", "Copy IPv4"),
+        ("ipv6", "Copy IPv6"),
+        ("hostname", "Copy hostname"),
+        ("host-key-0", "Copy SSH host key fingerprints: "),
+    ] {
+        let button = overview
+            .split(&format!("data-copy=\"{target}\""))
+            .nth(1)
+            .and_then(|rest| rest.split('>').next())
+            .unwrap_or_else(|| panic!("no copy button for {target}"));
+        assert!(button.contains(name), "{target}: {button}");
+    }
+    assert_eq!(overview.matches("src=\"/copy.js\"").count(), 1);
+    let zh = app.get_as(&owner, &format!("/zh/servers/{id}")).await.body;
+    assert!(
+        zh.contains("aria-label=\"复制主机名\""),
+        "{}",
+        strip_tags(&zh)
+    );
+
+    // A rename changes the name, not the hostname the system was installed
+    // with, and the page says which is which.
+    let renamed = app
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/rename"),
+            &[("name", "tabbed-2")],
+            &[],
+        )
+        .await;
+    assert_eq!(renamed.location(), format!("{base}?done=rename"));
+    let overview = app.get_as(&owner, &base).await.body;
+    assert!(overview.contains("<h1 id=\"server-title\">tabbed-2</h1>"));
+    assert!(overview.contains("data-testid=\"hostname\">tabbed-1</code>"));
+    assert!(strip_tags(&overview).contains("Renaming the server here does not change it."));
+    // The audit log says who renamed it, naming servers rather than ids.
+    let audit = strip_tags(&app.get_as(&owner, "/en/audit").await.body);
+    assert!(
+        audit.contains("owner@a.example renamed a server: tabbed-1 → tabbed-2."),
+        "{audit}"
+    );
+    assert!(!audit.contains(&id), "no server id in the log: {audit}");
+
+    // A refused snapshot is shown again on the snapshots tab, beside its
+    // field.
+    let refused = app
+        .post_as(
+            &owner,
+            &format!("{base}/snapshots"),
+            &format!("{base}/snapshots"),
+            &[("name", "no spaces")],
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 422);
+    assert!(
+        refused.body.contains("id=\"snapshot-name\""),
+        "the form is there"
+    );
+    assert!(refused.body.contains("aria-invalid=\"true\""));
     app.finish().await;
 }

@@ -43,7 +43,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
             app.post_as(
                 owner,
                 &base,
-                &format!("{base}/snapshot"),
+                &format!("{base}/snapshots"),
                 &[("name", name)],
                 &[],
             )
@@ -54,7 +54,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
         let (app, owner, base) = (&app, &owner, base.clone());
         async move {
             for _ in 0..200 {
-                let body = app.get_as(owner, &base).await.body;
+                let body = app.get_as(owner, &format!("{base}/snapshots")).await.body;
                 if snapshot_state(&body, name).as_deref() == Some(state) {
                     return body;
                 }
@@ -64,8 +64,9 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
         }
     };
 
-    // The advice and the quota show before there is any snapshot.
-    let body = app.get_as(&owner, &base).await.body;
+    // The advice and the quota show (on the snapshots tab) before there
+    // is any snapshot.
+    let body = app.get_as(&owner, &format!("{base}/snapshots")).await.body;
     assert!(body.contains("Snapshot before you touch drivers"));
     assert!(strip_tags(&body).contains("0 of 5 snapshots used"));
 
@@ -73,8 +74,23 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
     assert_eq!(bad.status, 422);
     assert!(strip_tags(&bad.body).contains("Give the snapshot a name"));
     let done = take("before-driver-550").await;
-    assert_eq!(done.location(), format!("{base}?done=snapshot#snapshots"));
+    assert_eq!(done.location(), format!("{base}/snapshots?done=snapshot"));
     let body = wait_for("before-driver-550", "ready").await;
+    // The states the tab's script follows, in the page's words.
+    for (lang, label) in [("en", "Ready"), ("zh", "可用")] {
+        let progress = app
+            .get_as(&owner, &format!("/{lang}/servers/{id}/snapshots/progress"))
+            .await;
+        assert_eq!(progress.status, 200);
+        let json: serde_json::Value = serde_json::from_str(&progress.body).expect("JSON");
+        assert_eq!(json["snapshots"][0]["state"], "ready", "{json}");
+        assert_eq!(json["snapshots"][0]["state_label"], label, "{json}");
+        assert_eq!(json["snapshots"][0]["busy"], false, "{json}");
+    }
+    assert!(
+        !body.contains("src=\"/snapshots.js\""),
+        "nothing busy, nothing to follow"
+    );
     let text = strip_tags(&body);
     assert!(text.contains("1 of 5 snapshots used"), "{text}");
     assert!(text.contains(" GB"), "the size is shown");
@@ -88,7 +104,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
     let snap = snapshot_id(&body, "before-driver-550");
     let stranger = app.member("owner@b.example", "Other", "Org B").await;
     let fields = [("snapshot", snap.as_str()), ("confirm", "yes")];
-    for action in ["restore", "delete-snapshot"] {
+    for action in ["snapshots/restore", "snapshots/delete"] {
         let page = app
             .post_as(
                 &stranger,
@@ -106,16 +122,25 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
         .post_as(
             &owner,
             &base,
-            &format!("{base}/restore"),
+            &format!("{base}/snapshots/restore"),
             &[("snapshot", &snap)],
             &[],
         )
         .await;
     assert_eq!(unconfirmed.status, 422);
     let restoring = app
-        .post_as(&owner, &base, &format!("{base}/restore"), &fields, &[])
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/snapshots/restore"),
+            &fields,
+            &[],
+        )
         .await;
-    assert_eq!(restoring.location(), format!("{base}?done=restore"));
+    assert_eq!(
+        restoring.location(),
+        format!("{base}/snapshots?done=restore")
+    );
     let progress = app.get_as(&owner, &format!("{base}/progress")).await.body;
     let progress: serde_json::Value = serde_json::from_str(&progress).expect("JSON");
     assert_eq!(progress["state"], "restoring", "{progress}");
@@ -124,6 +149,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
     assert_eq!(last["state"], "running");
     let body = app.get_as(&owner, &base).await.body;
     assert!(body.contains("data-event=\"snapshot.restore.done\""));
+    let body = app.get_as(&owner, &format!("{base}/snapshots")).await.body;
     assert_eq!(
         snapshot_state(&body, "before-driver-550").as_deref(),
         Some("ready")
@@ -139,24 +165,25 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
     assert!(strip_tags(&full.body).contains("as many snapshots as it may keep"));
 
     // Delete: gone once Fleet has removed it.
-    let body = app.get_as(&owner, &base).await.body;
+    let tab = format!("{base}/snapshots");
+    let body = app.get_as(&owner, &tab).await.body;
     let s5 = snapshot_id(&body, "s5");
     let deleted = app
         .post_as(
             &owner,
             &base,
-            &format!("{base}/delete-snapshot"),
+            &format!("{base}/snapshots/delete"),
             &[("snapshot", &s5), ("confirm", "yes")],
             &[],
         )
         .await;
     assert_eq!(
         deleted.location(),
-        format!("{base}?done=delete-snapshot#snapshots")
+        format!("{base}/snapshots?done=delete-snapshot")
     );
     let mut gone = false;
     for _ in 0..100 {
-        if snapshot_state(&app.get_as(&owner, &base).await.body, "s5").is_none() {
+        if snapshot_state(&app.get_as(&owner, &tab).await.body, "s5").is_none() {
             gone = true;
             break;
         }
@@ -170,7 +197,7 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
         .post_as(
             &owner,
             &base,
-            &format!("{base}/cancel"),
+            &format!("{base}/cancellation"),
             &[
                 ("at", &renews.to_string()),
                 ("reason", "moving"),
@@ -180,7 +207,10 @@ async fn snapshots_are_taken_restored_deleted_and_wiped_with_the_server(db: Test
             &[],
         )
         .await;
-    assert_eq!(cancel.location(), format!("{base}?done=cancel"));
+    assert_eq!(
+        cancel.location(),
+        format!("{base}/cancellation?done=cancel")
+    );
     clock.advance(renews - START + 3600);
     let mut left = i64::MAX;
     for _ in 0..100 {

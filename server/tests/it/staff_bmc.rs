@@ -210,7 +210,7 @@ async fn a_checked_host_shows_what_its_bmc_read_and_may_go_back_into_stock(db: T
     // Audited, in words, without the password.
     let audit = app.get_as(&staff, "/en/staff/audit").await.body;
     let audit_text = strip_tags(&audit);
-    assert!(audit_text.contains("Host’s BMC set"), "{audit_text}");
+    assert!(audit_text.contains("set a host’s BMC"), "{audit_text}");
     assert!(audit_text.contains(&format!("{host}: {} as {}", bmc.url, bmc.user)));
     for page in [&before, &zh, &page, &audit] {
         assert!(

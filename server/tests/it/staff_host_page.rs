@@ -11,6 +11,7 @@ on_both_databases!(
     a_hosts_page_shows_its_history_newest_first_in_both_languages,
     a_hosts_page_shows_its_bmc_and_the_fleets_events,
     an_unknown_host_is_not_found_and_customers_are_refused,
+    hosts_are_changed_from_their_row_searched_and_paged,
 );
 
 const STAFF: &str = "ops@host.example";
@@ -204,5 +205,82 @@ async fn an_unknown_host_is_not_found_and_customers_are_refused(db: TestDb) {
     assert!(!refused.body.contains("racked"));
     let visitor = app.get_as(&app.browser(), &path).await;
     assert!(visitor.location().starts_with("/en/login"), "{path}");
+    app.finish().await;
+}
+
+/// Issue 33, item 12: a host's state is changed from its row (no name to
+/// type), an allocated host names its customer, and the list is searched
+/// and paged with its filters kept.
+async fn hosts_are_changed_from_their_row_searched_and_paged(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let staff = app.staff(STAFF).await;
+    app.owner_with_running_server(&[("name", "rented-1")]).await;
+    let allocated = app.host_names("fra", "g-ada", "allocated");
+    assert_eq!(allocated.len(), 1, "{allocated:?}");
+    let host = racked_host(&app);
+
+    // The free host's row offers what it may become, the allocated one
+    // only "failed", and names its customer.
+    let page = app.get_as(&staff, "/en/staff/hosts").await.body;
+    let row_of = |body: &str, name: &str| -> String {
+        body.split(&format!("<tr data-host=\"{name}\""))
+            .nth(1)
+            .and_then(|row| row.split("</tr>").next())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let free = row_of(&page, &host);
+    assert!(
+        free.contains(&format!("name=\"name\" value=\"{host}\"")),
+        "{free}"
+    );
+    assert!(free.contains("<option value=\"maintenance\">"), "{free}");
+    assert!(!free.contains("<option value=\"free\">"), "{free}");
+    let rented = row_of(&page, &allocated[0]);
+    assert!(strip_tags(&rented).contains("Org A · rented-1"), "{rented}");
+    assert!(rented.contains("<option value=\"failed\">"), "{rented}");
+    assert!(
+        !rented.contains("<option value=\"maintenance\">"),
+        "{rented}"
+    );
+    // The row's form does it.
+    set_state(&app, &staff, &host, "maintenance", "from its row").await;
+    assert_eq!(
+        app.host_names("lax", "g-l40s-x2", "maintenance"),
+        vec![host.clone()]
+    );
+
+    // Searched by part of its name, in both languages.
+    // (All but its last character, in capitals: only this host is at
+    // that site with that plan.)
+    let part = host[..host.len() - 1].to_uppercase();
+    let found = app
+        .get_as(&staff, &format!("/en/staff/hosts?q={part}"))
+        .await
+        .body;
+    assert!(found.contains(&format!("<tr data-host=\"{host}\"")));
+    assert!(!found.contains(&format!("<tr data-host=\"{}\"", allocated[0])));
+    assert!(strip_tags(&found).contains("1 host matches."));
+    let zh = app
+        .get_as(&staff, &format!("/zh/staff/hosts?q={part}"))
+        .await
+        .body;
+    assert!(strip_tags(&zh).contains("共有 1 台主机符合条件。"));
+
+    // A hundred and more: pages, which keep the filters.
+    app.rack("sin", "g-ada", 120);
+    let first = app.get_as(&staff, "/en/staff/hosts?site=sin").await.body;
+    assert_eq!(first.matches("<tr data-host=").count(), 100);
+    assert!(strip_tags(&first).contains("Page 1 of 2"));
+    assert!(
+        first.contains("href=\"/en/staff/hosts?site=sin&amp;page=2\""),
+        "{first}"
+    );
+    let second = app
+        .get_as(&staff, "/en/staff/hosts?site=sin&page=2")
+        .await
+        .body;
+    assert!(strip_tags(&second).contains("Page 2 of 2"));
+    assert!(second.matches("<tr data-host=").count() >= 20);
     app.finish().await;
 }

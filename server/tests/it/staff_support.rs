@@ -220,6 +220,10 @@ async fn the_queue_filters_by_state_category_site_and_age(db: TestDb) {
             .0,
         [hardware.as_str()]
     );
+    // Searched by part of a subject (any case), kept with the filters.
+    assert_eq!(filtered("q=runs+HOT").await.0, [hardware.as_str()]);
+    assert_eq!(filtered("q=vat&state=open").await.0, [billing.as_str()]);
+    assert!(filtered("q=nothing-like-it").await.0.is_empty());
     // The form keeps what was asked; a filter it doesn't offer is none.
     let (_, body) = filtered("state=waiting&age=4").await;
     assert!(

@@ -273,8 +273,8 @@ async fn latency_table_names_countries_and_regions(db: TestDb) {
         (
             "/zh",
             [
-                ("HK", "香港"),
-                ("TW", "台湾"),
+                ("HK", "中国香港"),
+                ("TW", "中国台湾"),
                 ("CN", "中国内地"),
                 ("DE", "德国"),
             ],

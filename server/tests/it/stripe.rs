@@ -326,7 +326,7 @@ async fn checkout_is_created_once_and_paid_webhooks_provision_the_server(db: Tes
     deliver_all(&app, &paid, now()).await;
     let page = eventually(&app, &owner, &format!("/en/orders/{order}"), "Delivered").await;
     assert!(page.contains("href=\"/en/servers/"));
-    assert!(strip_tags(&page).contains("Monthly subscription, paid through Stripe · DE"));
+    assert!(strip_tags(&page).contains("Monthly subscription, paid through Stripe · Germany"));
     assert_eq!(app.host_names("ams", "g-ada", "held").len(), 0);
     // The mirrored invoice has Stripe's VAT, which is ours: 19 % of the
     // plan and the add-on.
@@ -733,9 +733,18 @@ async fn each_decision_is_a_new_intent_and_retries_reuse_it(db: TestDb) {
     // third while we wipe the server).
     app.cancel_at_term_end(&owner, &server, "box-1").await;
     let revoked = app
-        .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancellation/revoke"),
+            &[],
+            &[],
+        )
         .await;
-    assert_eq!(revoked.location(), format!("{base}?done=revoke"));
+    assert_eq!(
+        revoked.location(),
+        format!("{base}/cancellation?done=revoke")
+    );
     // Stripe stumbles twice on the next call: it is retried with the same
     // key and goes through.
     double.fail_next(500, 2);
@@ -754,8 +763,14 @@ async fn each_decision_is_a_new_intent_and_retries_reuse_it(db: TestDb) {
     // error and nothing changes here.
     let revoke_while_down = {
         double.fail_next(503, 20);
-        app.post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
-            .await
+        app.post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancellation/revoke"),
+            &[],
+            &[],
+        )
+        .await
     };
     assert_eq!(revoke_while_down.status, 503);
     assert!(
@@ -902,7 +917,13 @@ async fn a_revoke_after_the_date_never_uncancels_at_stripe(db: TestDb) {
     double.set_now(clock.now());
     sign_in_again(&app, &owner, "owner@a.example").await;
     let revoked = app
-        .post_as(&owner, &base, &format!("{base}/revoke"), &[], &[])
+        .post_as(
+            &owner,
+            &base,
+            &format!("{base}/cancellation/revoke"),
+            &[],
+            &[],
+        )
         .await;
     assert_eq!(revoked.status, 404, "too late to revoke");
     let updates = double.calls("/v1/subscriptions/");

@@ -27,7 +27,7 @@ async fn the_cancellation_dates_are_stripes_period_ends(db: TestDb) {
     let second = calendar::period_end(anchor, first);
     let third = calendar::period_end(anchor, second);
     let page = app
-        .get_as(&owner, &format!("/en/servers/{server}"))
+        .get_as(&owner, &format!("/en/servers/{server}/cancellation"))
         .await
         .body;
     let offered: Vec<i64> = page
@@ -70,7 +70,7 @@ async fn the_cancellation_dates_are_stripes_period_ends(db: TestDb) {
     let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let base = format!("/en/servers/{server}");
     let cancelled = app
-        .post_as(&owner, &base, &format!("{base}/cancel"), &fields, &[])
+        .post_as(&owner, &base, &format!("{base}/cancellation"), &fields, &[])
         .await;
     assert!(
         cancelled.location().starts_with(&base),

@@ -117,16 +117,19 @@ async fn a_request_nobody_answers_is_reminded_then_closed(db: TestDb) {
         &clock,
         &staff,
         &id,
-        "First\nSecond\nThird\nFourth line",
+        "First\n\nSecond\nThird\nFourth line",
         "https://gpu.example.com",
     )
     .await
     .expect("answer");
+    // Signed as the thread shows staff replies (the support team, not who
+    // wrote it), its paragraphs apart as written.
     let mails = app.wait_for_mail("owner@a.example", "new answer").await;
     assert!(
-        mails.contains("Mei Ops answered") && mails.contains("First\nSecond\nThird…"),
+        mails.contains("The support team answered") && mails.contains("First\n\nSecond\nThird…"),
         "{mails}"
     );
+    assert!(!mails.contains("Mei Ops"), "{mails}");
     assert!(
         !mails.contains("Fourth line") && !mails.contains("INTERNAL"),
         "{mails}"

@@ -18,6 +18,7 @@ on_both_databases!(
     while_vies_cannot_be_reached_the_vat_id_is_unchecked_and_pays_vat,
     an_unchecked_vat_id_is_confirmed_once_vies_answers,
     a_renewal_after_the_vat_id_lapsed_charges_vat_and_mails_owners_and_billing,
+    what_vies_says_is_read_before_the_order_not_after,
 );
 
 /// 2026-11-30 00:53:20 UTC.
@@ -413,5 +414,117 @@ async fn a_renewal_after_the_vat_id_lapsed_charges_vat_and_mails_owners_and_bill
         .wait_for_mail("zhang@a.example", "增值税号 DE123456789 未在 VIES 中登记")
         .await;
     assert!(mail.contains("将按德国的税率收取增值税"), "{mail}");
+    app.finish().await;
+}
+
+/// Saving the profile on the way to an order checks the VAT ID there and
+/// then: a registered name that is not the legal name, or an ID VIES does
+/// not confirm, is shown on the profile page before the order, and the
+/// order form repeats it; a clean answer goes straight on to the order.
+async fn what_vies_says_is_read_before_the_order_not_after(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let on_the_way = |legal_name: &'static str, vat_id: &'static str| {
+        [
+            ("legal_name", legal_name),
+            ("address", "Hauptstraße 1"),
+            ("postal_code", "10115"),
+            ("city", "Berlin"),
+            ("country", "DE"),
+            ("vat_id", vat_id),
+            ("billing_email", "ap@beispiel.example"),
+            ("plan", "g-ada"),
+            ("site", "fra"),
+        ]
+    };
+    let profile_page = "/en/billing/profile?plan=g-ada&site=fra";
+
+    // VIES registers DE123456789 to "Beispiel GmbH".
+    let saved = app
+        .post_as(
+            &owner,
+            profile_page,
+            "/en/billing/profile",
+            &on_the_way("Beispiel Holding AG", "DE123456789"),
+            &[],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", strip_tags(&saved.body));
+    assert_eq!(
+        saved.location(),
+        "/en/billing/profile?plan=g-ada&site=fra&check=vat#vat-status"
+    );
+    let page = app.follow(&owner, saved).await;
+    let text = strip_tags(&page.body);
+    assert!(
+        text.contains("Before you go on to your order, read what VIES says"),
+        "{text}"
+    );
+    assert!(
+        text.contains("VIES registers it to Beispiel GmbH, not to the legal name above"),
+        "{text}"
+    );
+    let status_tag = page
+        .body
+        .split("data-testid=\"vat-status\"")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .unwrap_or_default();
+    assert!(
+        !status_tag.contains("notice-ok"),
+        "a differing name is not shown as all well: {status_tag}"
+    );
+    assert!(
+        page.body
+            .contains("href=\"/en/order?plan=g-ada&amp;site=fra\""),
+        "the way on to the order: {}",
+        page.body
+    );
+    let zh = strip_tags(
+        &app.get_as(&owner, "/zh/billing/profile?plan=g-ada&site=fra&check=vat")
+            .await
+            .body,
+    );
+    assert!(zh.contains("VIES 中登记的名称是 Beispiel GmbH"), "{zh}");
+    assert!(zh.contains("继续下单"), "{zh}");
+    let summary = order_summary(&app, &owner).await;
+    assert!(
+        summary.contains(
+            "VIES registers your VAT ID DE123456789 to Beispiel GmbH, not to the legal name"
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains("VAT 0%: reverse charge"), "{summary}");
+
+    // An ID VIES does not know: the same stop before the order.
+    let saved = app
+        .post_as(
+            &owner,
+            profile_page,
+            "/en/billing/profile",
+            &on_the_way("Beispiel GmbH", "DE123456780"),
+            &[],
+        )
+        .await;
+    assert!(
+        saved.location().ends_with("&check=vat#vat-status"),
+        "{}",
+        saved.location()
+    );
+
+    // The legal name as registered (VIES's capitals don't matter): on to
+    // the order, and no word about the name there.
+    let saved = app
+        .post_as(
+            &owner,
+            profile_page,
+            "/en/billing/profile",
+            &on_the_way("BEISPIEL GMBH", "DE123456789"),
+            &[],
+        )
+        .await;
+    assert_eq!(saved.location(), "/en/order?plan=g-ada&site=fra");
+    let summary = order_summary(&app, &owner).await;
+    assert!(!summary.contains("VIES registers"), "{summary}");
     app.finish().await;
 }

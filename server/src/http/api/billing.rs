@@ -3,7 +3,7 @@
 //! invoice PDF as its download.
 
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use backend::api_tokens::Scope;
 use backend::billing::credit::{self, CreditNote};
@@ -18,7 +18,7 @@ use super::error::ErrorBody;
 use super::{
     sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
 };
-use crate::pages::billing::invoice_pdf::{invoice_pdf, InvoicePdf};
+use crate::pages::billing::invoice_pdf::invoice_pdf;
 use crate::startup::AppState;
 
 pub fn routes() -> Vec<ApiRoute> {
@@ -254,20 +254,7 @@ async fn get_invoice_pdf(
     let pdf = invoice_pdf(&state, caller.lang, Some(&caller.organization_id), &id)
         .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
-    Ok(match pdf {
-        InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
-        InvoicePdf::Rendered { number, bytes } => (
-            [
-                (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
-                (
-                    http::header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{number}.pdf\""),
-                ),
-            ],
-            bytes,
-        )
-            .into_response(),
-    })
+    Ok(pdf.into_response())
 }
 
 /// The organization's credit notes, newest first.

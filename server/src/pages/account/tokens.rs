@@ -14,7 +14,7 @@ use crate::http::routes::{Route, MEMBERS};
 use crate::pages::servers::server_action::confirmed;
 use crate::startup::AppState;
 use app::i18n::tokens;
-use app::portal::forms::{CsrfField, FormErrorNotice};
+use app::portal::forms::{CsrfField, FieldState, FormErrorNotice};
 use app::portal::nav::PortalNav;
 use app::portal::refusals::TokenRefusal;
 use app::portal::FormError;
@@ -144,9 +144,7 @@ fn NewSecret(lang: Lang, name: String, secret: String) -> impl IntoView {
             <p class="copyable">
                 <code id="token-secret" data-token-secret>{secret}</code>
                 " "
-                <button type="button" class="secondary" data-copy="token-secret" data-copied=t.copied hidden>
-                    {t.copy}
-                </button>
+                <app::portal::forms::CopyButton lang target="token-secret" />
             </p>
             <p><strong>{t.secret_once}</strong></p>
         </div>
@@ -165,7 +163,7 @@ fn TokenTable(lang: Lang, view: TokensView) -> impl IntoView {
         .collect_view();
     view! {
         <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.title)>
-            <table class="tokens">
+            <table class="tokens phone-cards">
                 <thead>
                     <tr>
                         <th scope="col">{t.col_name}</th>
@@ -226,13 +224,13 @@ fn TokenLine(lang: Lang, row: TokenRow, owner: bool, now: i64) -> impl IntoView 
     view! {
         <tr data-token=row.id.clone() data-state=state_code>
             <th scope="row">{row.name.clone()}</th>
-            <td><code data-token-prefix>{format!("gpu_{}…", row.prefix)}</code></td>
-            <td data-scopes=scopes_attr>{scopes}</td>
-            {owner.then(|| view! { <td>{row.creator_email.clone()}</td> })}
-            <td>{when(row.created_at)}</td>
-            <td>{row.expires_at.map_or_else(|| view! { {t.never_expires} }.into_any(), |at| when(at).into_any())}</td>
-            <td>{last_used}</td>
-            <td>{state}</td>
+            <td data-label=t.col_token><code data-token-prefix>{format!("gpu_{}…", row.prefix)}</code></td>
+            <td data-label=t.col_scopes data-scopes=scopes_attr>{scopes}</td>
+            {owner.then(|| view! { <td data-label=t.col_creator>{row.creator_email.clone()}</td> })}
+            <td data-label=t.col_created>{when(row.created_at)}</td>
+            <td data-label=t.col_expires>{row.expires_at.map_or_else(|| view! { {t.never_expires} }.into_any(), |at| when(at).into_any())}</td>
+            <td data-label=t.col_last_used>{last_used}</td>
+            <td data-label=t.col_state>{state}</td>
             <td>{revoke}</td>
         </tr>
     }
@@ -273,13 +271,15 @@ fn CreateForm(lang: Lang, offered: Vec<Scope>) -> impl IntoView {
             view! { <option value=value selected=selected>{words}</option> }
         })
         .collect_view();
+    let name_field = FieldState::of("name", "token-name", true);
     view! {
         <h2>{t.create_title}</h2>
         <form method="post" action=href(lang, "/tokens")>
             <CsrfField />
             <div class="field">
                 <label for="token-name">{t.field_name}</label>
-                <input id="token-name" name="name" value=feedback.value("name") maxlength="60" required aria-describedby="token-name-hint" />
+                <input id="token-name" name="name" value=feedback.value("name") maxlength="60" required aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                {name_field.message(lang)}
                 <p class="hint" id="token-name-hint">{t.name_hint}</p>
             </div>
             <fieldset class="field">

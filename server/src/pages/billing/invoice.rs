@@ -108,7 +108,7 @@ pub fn InvoicePage(lang: Lang, v: InvoiceView) -> impl IntoView {
                     <dd>
                         <strong data-testid="bill-to-name">{v.customer_name.clone()}</strong><br />
                         {address_lines}
-                        {v.customer_country.clone()}
+                        {domain::order::country_name(&v.customer_country, lang)}
                         {v.customer_vat_id.clone().map(|id| view! { <br />{format!("{} {id}", b.vat_prefix)} })}
                     </dd>
                     <dt>{b.invoice_date}</dt><dd>{domain::time::format_date(row.issued_at)}</dd>

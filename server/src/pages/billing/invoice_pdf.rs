@@ -23,31 +23,40 @@ pub(crate) async fn response(
     organization_id: Option<&OrganizationId>,
     id: &InvoiceId,
 ) -> PageResult {
-    Ok(
-        match invoice_pdf(state, lang, organization_id, id)
-            .await?
-            .ok_or(PageError::NotFound)?
-        {
-            InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
-            InvoicePdf::Rendered { number, bytes } => (
-                [
-                    (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
-                    (
-                        http::header::CONTENT_DISPOSITION,
-                        format!("attachment; filename=\"{number}.pdf\""),
-                    ),
-                ],
-                bytes,
-            )
-                .into_response(),
-        },
-    )
+    Ok(invoice_pdf(state, lang, organization_id, id)
+        .await?
+        .ok_or(PageError::NotFound)?
+        .into_response())
 }
 
 /// An invoice's PDF: Stripe's, to send the reader to, or ours.
 pub enum InvoicePdf {
     Elsewhere(String),
-    Rendered { number: String, bytes: Vec<u8> },
+    /// `file_name` carries the language: the same invoice downloaded in
+    /// both is two files side by side, not one overwriting the other.
+    Rendered {
+        file_name: String,
+        bytes: Vec<u8>,
+    },
+}
+
+impl IntoResponse for InvoicePdf {
+    fn into_response(self) -> axum::response::Response {
+        match self {
+            InvoicePdf::Elsewhere(url) => Redirect::to(&url).into_response(),
+            InvoicePdf::Rendered { file_name, bytes } => (
+                [
+                    (http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+                    (
+                        http::header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"{file_name}\""),
+                    ),
+                ],
+                bytes,
+            )
+                .into_response(),
+        }
+    }
 }
 
 /// The PDF of an invoice (of `organization_id`, or any for staff), in
@@ -79,7 +88,7 @@ pub async fn invoice_pdf(
             .await
             .map_err(|error| anyhow!("rendering a PDF panicked: {error}"))??;
     Ok(Some(InvoicePdf::Rendered {
-        number: view.row.number,
+        file_name: format!("{}-{}.pdf", view.row.number, lang.code()),
         bytes,
     }))
 }
@@ -94,7 +103,7 @@ pub fn document(lang: Lang, v: &InvoiceView) -> InvoiceDocument {
             .filter(|l| !l.trim().is_empty())
             .map(str::to_owned),
     );
-    customer_lines.push(v.customer_country.clone());
+    customer_lines.push(domain::order::country_name(&v.customer_country, lang));
     if let Some(id) = &v.customer_vat_id {
         customer_lines.push(format!("{} {id}", b.vat_prefix));
     }

@@ -8,7 +8,7 @@ use crate::http::page::{lang_of, page, redirect, refused, Member, PageResult, Sa
 use crate::http::routes::{Route, MONEY};
 use crate::startup::AppState;
 use app::i18n::{billing, orders};
-use app::portal::forms::{CsrfField, FormErrorNotice};
+use app::portal::forms::{CsrfField, FieldState, FormErrorNotice};
 use app::portal::nav::PortalNav;
 use app::portal::use_feedback;
 use app::portal::{FormError, FormFeedback};
@@ -49,6 +49,15 @@ pub struct VatIdCheckView {
     pub country: String,
     /// Reverse charge hangs on it: an EU country other than the seller's.
     pub decides_vat: bool,
+    /// `name` is not the legal name invoices are addressed to.
+    pub name_differs: bool,
+}
+
+impl VatIdCheckView {
+    /// Nothing to look at before ordering: confirmed, to the legal name.
+    fn is_clean(&self) -> bool {
+        self.status == VatIdState::Valid && !self.name_differs
+    }
 }
 
 /// The profile's own page.
@@ -61,19 +70,8 @@ pub struct BillingProfileView {
     pub site: String,
     /// No profile is saved yet.
     pub first: bool,
-}
-
-fn country_name(lang: Lang, code: &str) -> String {
-    COUNTRIES
-        .iter()
-        .find(|c| c.code == code)
-        .map_or(code.to_owned(), |c| {
-            match lang {
-                Lang::Zh => c.zh,
-                Lang::En => c.en,
-            }
-            .to_owned()
-        })
+    /// Saved on the way to the order; VIES's answer is to be read first.
+    pub check_before_order: bool,
 }
 
 /// The saved VAT ID's standing in VIES and what it means for VAT.
@@ -85,7 +83,7 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
         Lang::Zh => "",
         Lang::En => " ",
     };
-    let country = country_name(lang, &check.country);
+    let country = domain::order::country_name(&check.country, lang);
     let mut sentences = Vec::new();
     match check.status {
         VatIdState::Valid => {
@@ -95,7 +93,11 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
                 .unwrap_or_default();
             sentences.push((b.vat_valid)(&check.vat_id, &date));
             if let Some(name) = &check.name {
-                sentences.push((b.vat_registered_to)(name));
+                sentences.push(if check.name_differs {
+                    (b.vat_name_differs)(name)
+                } else {
+                    (b.vat_registered_to)(name)
+                });
             }
             if check.decides_vat {
                 sentences.push(b.vat_reverse_charged.to_owned());
@@ -116,7 +118,7 @@ fn VatIdCheckNotice(lang: Lang, check: VatIdCheckView) -> impl IntoView {
             });
         }
     }
-    let class = if check.status == VatIdState::Valid {
+    let class = if check.is_clean() {
         "notice notice-ok"
     } else {
         "notice"
@@ -149,23 +151,22 @@ pub fn ProfileForm(
         }
     };
     let p = profile;
-    let vat_described = if vat_check.is_some() {
-        "vat-hint vat-status"
-    } else {
-        "vat-hint"
-    };
+    // The hint, a refusal beside it, and what VIES said.
+    let vat_field = FieldState::of("vat_id", "vat", true);
+    let vat_described = [
+        vat_field.described_by.clone(),
+        vat_check.as_ref().map(|_| "vat-status".to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
     let country = value("country", &p.country);
     let group = |eu: bool| {
         COUNTRIES
             .iter()
             .filter(|c| c.eu == eu)
-            .map(|c| {
-                let name = match lang {
-                    Lang::Zh => c.zh,
-                    Lang::En => c.en,
-                };
-                view! { <option value=c.code selected=country == c.code>{name}</option> }
-            })
+            .map(|c| view! { <option value=c.code selected=country == c.code>{c.name(lang)}</option> })
             .collect_view()
     };
     let ordering = !plan.is_empty() && !site.is_empty();
@@ -202,7 +203,8 @@ pub fn ProfileForm(
             </div>
             <div class="field">
                 <label for="vat_id">{b.vat_id}</label>
-                <input id="vat_id" name="vat_id" value=value("vat_id", &p.vat_id) maxlength="40" aria-describedby=vat_described />
+                <input id="vat_id" name="vat_id" value=value("vat_id", &p.vat_id) maxlength="40" aria-describedby=vat_described aria-invalid=vat_field.invalid autofocus=vat_field.autofocus />
+                {vat_field.message(lang)}
                 <p class="hint" id="vat-hint">{b.vat_id_hint}</p>
                 {vat_check.map(|check| view! { <VatIdCheckNotice lang check /> })}
             </div>
@@ -218,11 +220,18 @@ pub fn ProfileForm(
 #[component]
 pub fn BillingProfilePage(lang: Lang, view: BillingProfileView) -> impl IntoView {
     let b = billing(lang);
-    let lead = if view.first && !view.plan.is_empty() {
+    let lead = if view.check_before_order {
+        b.profile_check_before_order
+    } else if view.first && !view.plan.is_empty() {
         b.profile_first_order
     } else {
         b.profile_page_intro
     };
+    // Back to the order the profile was given for, once it is saved.
+    let continue_order = (!view.first && !view.plan.is_empty() && !view.site.is_empty()).then(|| {
+        let href = format!("/{}/order?plan={}&site={}", lang.code(), view.plan, view.site);
+        view! { <p><a class="button" href=href data-testid="continue-order">{b.profile_continue_order}</a></p> }
+    });
     view! {
         <Page lang title=b.profile_page_title.to_owned() description=b.profile_page_title.to_owned() rest="/billing/profile".to_owned() noindex=true>
             <section class="section portal-form" aria-labelledby="profile-title">
@@ -231,6 +240,7 @@ pub fn BillingProfilePage(lang: Lang, view: BillingProfileView) -> impl IntoView
                 <p class="lead" data-testid="profile-lead">{lead}</p>
                 <FormErrorNotice lang />
                 <ProfileForm lang profile=view.profile vat_check=view.vat_id_check plan=view.plan site=view.site />
+                {continue_order}
             </section>
         </Page>
     }
@@ -263,6 +273,7 @@ pub(crate) async fn profile_values(
             checked_at: check.checked_at,
             country: stored.country.clone(),
             decides_vat: stored.vat_id_decides_vat(&state.seller.country),
+            name_differs: stored.registered_name_differs().is_some(),
         })
     });
     let values = ProfileValues {
@@ -302,6 +313,9 @@ struct OrderChoice {
     plan: String,
     #[serde(default)]
     site: String,
+    /// `vat`: just saved, and VIES's answer wants reading before ordering.
+    #[serde(default)]
+    check: String,
 }
 
 async fn profile_page(
@@ -326,6 +340,7 @@ async fn profile_page(
         plan: order_code(&plan).unwrap_or_default().to_owned(),
         site: order_code(&site).unwrap_or_default().to_owned(),
         first: profile::get(&state.db, organization_id).await?.is_none(),
+        check_before_order: choice.check == "vat",
     };
     page(&state, parts, view).await
 }
@@ -381,13 +396,22 @@ async fn profile_post(
     .await;
     let lang = lang_of(&parts);
     let error = match saved {
-        Ok(_) => {
+        Ok(saved) => {
+            // What VIES said is read before the order, not found on the
+            // invoice: a refused or unchecked ID pays VAT, and a registered
+            // name that is not the legal name needs a look.
+            let needs_a_look = saved.unconfirmed_vat_id(&state.seller.country).is_some()
+                || saved.registered_name_differs().is_some();
             return Ok(match (order_code(&form.plan), order_code(&form.site)) {
+                (Some(plan), Some(site)) if needs_a_look => redirect(
+                    lang,
+                    &format!("/billing/profile?plan={plan}&site={site}&check=vat#vat-status"),
+                ),
                 (Some(plan), Some(site)) => {
                     redirect(lang, &format!("/order?plan={plan}&site={site}"))
                 }
                 _ => redirect(lang, "/billing?done=profile#profile"),
-            })
+            });
         }
         Err(ProfileError::VatId) => FormError::VatId,
         Err(ProfileError::Email) => FormError::InvalidEmail,

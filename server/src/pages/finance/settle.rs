@@ -72,9 +72,7 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
     let open_form = |form: &str| refused && feedback.value("form") == form;
     let field_id = |name: &str| format!("{name}-{id}");
     let issued = domain::time::format_date(row.issued_at);
-    let issued_min = issued.clone();
-    let paid_on = typed("paid_on").unwrap_or_else(|| today.clone());
-    let today_max = today;
+    let paid_on = typed("paid_on").unwrap_or(today);
     let (status, badge) = if row.overdue {
         (b.overdue, "state-badge invoice-overdue")
     } else {
@@ -131,9 +129,14 @@ pub fn OpenInvoiceCard(lang: Lang, invoice: OpenInvoice, today: String) -> impl 
                     <input type="hidden" name="invoice" value=row.id.to_string() />
                     <div class="field">
                         <label for=field_id("paid-on")>{s.pay_date}</label>
-                        <input id=field_id("paid-on") name="paid_on" type="date" required min=issued_min max=today_max
-                            value=paid_on />
-                        <p class="hint">{s.pay_date_hint}</p>
+                        // Typed as an ISO date (a date picker shows the
+                        // browser's locale, 12/03/2026, not what the
+                        // statement and the page say); the day's limits
+                        // are checked on the server.
+                        <input id=field_id("paid-on") name="paid_on" required inputmode="numeric" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                            placeholder="YYYY-MM-DD" autocomplete="off"
+                            aria-describedby=field_id("paid-on-hint") value=paid_on />
+                        <p class="hint" id=field_id("paid-on-hint")>{s.pay_date_hint}</p>
                     </div>
                     <div class="field">
                         <label for=field_id("amount")>{s.pay_amount}</label>

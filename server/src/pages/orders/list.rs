@@ -194,16 +194,15 @@ pub fn OrderDetailPage(lang: Lang, view: OrderDetailView) -> impl IntoView {
         other => other.product_name(),
     });
     let amounts = order.amounts.clone().map(|a| {
-        let vat_label = if a.vat_rate_bp > 0 {
-            (o.sum_vat)(a.vat_rate_bp)
-        } else {
-            o.sum_vat_outside.to_owned()
-        };
+        let vat_label = app::portal::order::vat_label(
+            lang,
+            domain::VatTreatment::of_order(&a.billing_country, a.vat_rate_bp),
+        );
         view! {
             <dt>{o.order_billing}</dt>
             <dd>
                 {if a.billing_method == "stripe" { o.billing_stripe } else { o.billing_invoice }}
-                {format!(" · {}", a.billing_country)}
+                {format!(" · {}", domain::order::country_name(&a.billing_country, lang))}
             </dd>
             <dt>{o.sum_net}</dt><dd>{Money { cents: a.plan.cents + a.addons.cents, ..a.plan }.format(lang)}</dd>
             <dt>{vat_label}</dt><dd>{a.vat.format(lang)}</dd>

@@ -163,6 +163,7 @@ async fn prepare(
     form.quote = summary.quote;
     form.net = Some(summary.net);
     form.vat_id_unconfirmed = summary.vat_id_unconfirmed;
+    form.vat_id_name_differs = summary.vat_id_name_differs;
     if form.idempotency_key.is_empty() {
         form.idempotency_key = backend::accounts::tokens::random_token()?;
     }

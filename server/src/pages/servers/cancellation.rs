@@ -8,10 +8,11 @@
 use crate::http::page::{PageError, PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::{confirmed, Confirm, OnServer};
+use crate::pages::servers::tabs::Tab;
 use crate::pages::servers::ServerRow;
 use crate::startup::AppState;
 use app::i18n::orders;
-use app::portal::forms::CsrfField;
+use app::portal::forms::{CsrfField, FieldState};
 use app::portal::FormError;
 use app::storefront::href;
 use axum::extract::State;
@@ -43,15 +44,16 @@ pub fn outcome(lang: Lang, done: &str, server: &ServerRow) -> Option<String> {
 pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
     let o = orders(lang);
     let base = format!("/servers/{}", server.id);
-    if let Some(at) = server.cancelled_at {
-        return view! { <p class="notice" data-testid="cancelled">{(o.cancelled_notice)(&domain::time::format_date(at))}</p> }.into_any();
+    // A cancelled server's page says so above its tabs.
+    if server.cancelled_at.is_some() {
+        return ().into_any();
     }
     if let Some(at) = server.cancel_at {
         return view! {
             <section class="danger-zone" aria-labelledby="cancel-title">
                 <h2 id="cancel-title">{o.cancel_title}</h2>
                 <p class="notice" data-testid="cancel-scheduled">{(o.cancel_scheduled)(&domain::time::format_date(at))}</p>
-                <form method="post" action=href(lang, &format!("{base}/revoke"))>
+                <form method="post" action=href(lang, &format!("{base}/cancellation/revoke"))>
                     <CsrfField />
                     <button type="submit">{o.cancel_revoke}</button>
                 </form>
@@ -60,7 +62,7 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
         .into_any();
     }
     if server.cancel_dates.is_empty() {
-        return ().into_any();
+        return view! { <p data-testid="cancel-nothing">{o.cancel_nothing}</p> }.into_any();
     }
     let dates = server
         .cancel_dates
@@ -71,6 +73,7 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
             view! { <option value=at.to_string()>{(o.cancel_date_option)(n, &date)}</option> }
         })
         .collect_view();
+    let name_field = FieldState::of("confirm_name", "confirm-name", false);
     let reasons = domain::order::CancelReason::ALL
         .iter()
         .map(|r| view! { <option value=r.as_str()>{(o.cancel_reason_label)(*r)}</option> })
@@ -79,7 +82,7 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
         <section class="danger-zone" aria-labelledby="cancel-title">
             <h2 id="cancel-title">{o.cancel_title}</h2>
             <p>{o.cancel_warning}</p>
-            <form method="post" action=href(lang, &format!("{base}/cancel"))>
+            <form method="post" action=href(lang, &format!("{base}/cancellation"))>
                 <CsrfField />
                 <div class="field">
                     <label for="cancel-at">{o.cancel_date}</label>
@@ -91,7 +94,8 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
                 </div>
                 <div class="field">
                     <label for="confirm-name">{(o.cancel_type_name)(&server.name)}</label>
-                    <input id="confirm-name" name="confirm_name" required autocomplete="off" />
+                    <input id="confirm-name" name="confirm_name" required autocomplete="off" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                    {name_field.message(lang)}
                 </div>
                 <label class="option" for="understood">
                     <input type="checkbox" id="understood" name="confirm" value="yes" required />
@@ -106,8 +110,12 @@ pub fn Cancellation(lang: Lang, server: ServerRow) -> impl IntoView {
 
 pub fn routes() -> Vec<Route> {
     vec![
-        Route::post("/{lang}/servers/{id}/cancel", TECHNICAL, cancel),
-        Route::post("/{lang}/servers/{id}/revoke", TECHNICAL, revoke),
+        Route::post("/{lang}/servers/{id}/cancellation", TECHNICAL, cancel),
+        Route::post(
+            "/{lang}/servers/{id}/cancellation/revoke",
+            TECHNICAL,
+            revoke,
+        ),
     ]
 }
 
@@ -152,7 +160,7 @@ async fn cancel(
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
     let base_url = &state.config.public_base_url;
     cancellation::request(db, clock, stripe, &on.actor(), &on.id, &request, base_url).await?;
-    on.done("cancel")
+    on.done(Tab::Cancellation, "cancel")
 }
 
 async fn revoke(
@@ -163,5 +171,5 @@ async fn revoke(
     let (db, clock, stripe) = (&state.db, &state.clock, state.stripe.as_ref());
     let base_url = &state.config.public_base_url;
     cancellation::take_back(db, clock, stripe, &on.actor(), &on.id, base_url).await?;
-    on.done("revoke")
+    on.done(Tab::Cancellation, "revoke")
 }

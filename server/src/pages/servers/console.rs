@@ -114,7 +114,7 @@ pub fn ConsolePage(lang: Lang, view: ConsoleView) -> impl IntoView {
         <Page lang title=format!("{title} · {}", view.server_name) description=title.to_owned() rest=rest.clone() noindex=true>
             <section class="section portal-console" aria-labelledby="console-title">
                 <PortalNav lang />
-                <p><a href=href(lang, &base)>{t.console_back}{" · "}{view.server_name.clone()}</a></p>
+                <p><a href=href(lang, &format!("{base}/console"))>{t.console_back}{" · "}{view.server_name.clone()}</a></p>
                 <h1 id="console-title">{title}</h1>
                 <p class="lead">{t.console_intro}</p>
                 {tabs}

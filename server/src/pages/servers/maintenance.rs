@@ -7,6 +7,7 @@
 use crate::http::page::{PageError, PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::OnServer;
+use crate::pages::servers::tabs::Tab;
 use crate::startup::AppState;
 use app::i18n::operations;
 use app::portal::forms::CsrfField;
@@ -283,7 +284,7 @@ async fn accept(
         None,
     )
     .await?;
-    on.done("maintenance-accept")
+    on.done(Tab::Overview, "maintenance-accept")
 }
 
 async fn propose(
@@ -301,5 +302,5 @@ async fn propose(
         start,
     )
     .await?;
-    on.done("maintenance-propose")
+    on.done(Tab::Overview, "maintenance-propose")
 }

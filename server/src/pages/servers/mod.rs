@@ -14,6 +14,7 @@ pub mod power;
 pub mod root_password;
 pub mod server_action;
 pub mod snapshots;
+pub mod tabs;
 pub mod telemetry;
 
 mod availability;
@@ -27,11 +28,12 @@ use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::maintenance::WindowRow;
 use crate::pages::servers::overdue::OverdueView;
 use crate::pages::servers::server_action::{Confirm, OnServer};
+use crate::pages::servers::tabs::Tab;
 use crate::pages::servers::telemetry::TelemetryView;
 use crate::startup::AppState;
 use app::context::use_facts;
 use app::i18n::{orders, ui};
-use app::portal::forms::{CsrfField, FieldState, FormErrorNotice};
+use app::portal::forms::{CopyButton, CsrfField, FieldState, FormErrorNotice};
 use app::portal::nav::PortalNav;
 use app::portal::order::SERVER_NAME_PATTERN;
 use app::portal::FormError;
@@ -82,6 +84,8 @@ pub struct ServerRow {
     pub cancelled_at: Option<i64>,
     /// Term ends the server can be cancelled at, earliest first.
     pub cancel_dates: Vec<i64>,
+    /// The hostname the installed system was given (`None` until then).
+    pub hostname: Option<String>,
     /// An overdue invoice that will suspend it (or did).
     pub overdue: Option<overdue::OverdueView>,
 }
@@ -117,6 +121,7 @@ impl ServerRow {
             order_id: s.order_id,
             cancel_at: s.cancel_at,
             cancelled_at: s.cancelled_at,
+            hostname: s.hostname,
             overdue,
         }
     }
@@ -129,6 +134,8 @@ pub struct ServersView {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ServerDetailView {
+    /// The tab shown (each has its own address).
+    pub tab: Tab,
     pub server: ServerRow,
     pub snapshots: Vec<crate::pages::servers::snapshots::SnapshotRow>,
     pub degraded: Option<String>,
@@ -150,6 +157,13 @@ pub struct ServerDetailView {
     pub availability: (i64, i64),
     /// Closed months with downtime: (month, availability ppm, credit, credit note).
     pub sla: Vec<(String, i64, domain::Money, Option<String>)>,
+}
+
+impl ServerDetailView {
+    /// Running and not cancelled: what consoles, power and snapshots need.
+    fn running(&self) -> bool {
+        self.server.state == ShownState::Running && self.server.cancelled_at.is_none()
+    }
 }
 
 /// Events whose detail means something to the customer (a name, a
@@ -185,8 +199,90 @@ fn site_city(lang: Lang, code: &str) -> String {
 #[component]
 pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
     let o = orders(lang);
+    let s = view.server.clone();
+    let tab = view.tab;
+    let base = format!("/servers/{}", s.id);
+    // What an action did, said under the state line of the tab its
+    // redirect opens (read from the server as it is now where it matters).
+    let done_query = query("done").unwrap_or_default();
+    let ops = app::i18n::operations(lang);
+    let done = match done_query.as_str() {
+        "rename" => Some(o.server_done_rename.to_owned()),
+        "power" => Some(o.server_done_power.to_owned()),
+        "restore" if s.state == ShownState::Restoring => Some(o.server_done_restore.to_owned()),
+        "snapshot" => Some(ops.snapshots_taken.to_owned()),
+        "delete-snapshot" => Some(ops.snapshots_deleted.to_owned()),
+        "maintenance-accept" => Some(ops.maint_done_accept.to_owned()),
+        "maintenance-propose" => Some(ops.maint_done_counter.to_owned()),
+        other => cancellation::outcome(lang, other, &s),
+    };
+    let live = s.state.in_progress() && s.cancelled_at.is_none();
+    let failed = s.state == ShownState::Failed;
+    let password = view
+        .root_password
+        .clone()
+        .map(|password| view! { <crate::pages::servers::root_password::RevealedPassword lang password /> });
+    let title = match tab {
+        Tab::Overview => s.name.clone(),
+        other => format!("{} · {}", s.name, other.label(lang)),
+    };
+    let panel = match tab {
+        Tab::Overview => view! { <Overview lang view=view.clone() /> }.into_any(),
+        Tab::Graphs => view! { <Graphs lang view=view.clone() /> }.into_any(),
+        Tab::Snapshots if failed => view! { <p>{o.tab_needs_running}</p> }.into_any(),
+        Tab::Snapshots => view! {
+            <crate::pages::servers::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running=view.running() && view.snapshots_offered offered=view.snapshots_offered />
+        }
+        .into_any(),
+        Tab::Console => view! { <ConsoleLinks lang base=base.clone() running=view.running() /> }.into_any(),
+        Tab::Power => view! { <Power lang base=base.clone() name=s.name.clone() running=view.running() /> }.into_any(),
+        Tab::Cancellation => view! { <cancellation::Cancellation lang server=s.clone() /> }.into_any(),
+    };
+    view! {
+        <Page lang title description=o.servers_title.to_owned() rest=format!("{base}{}", tab.path()) noindex=true>
+            <section class="section portal-form wide server" aria-labelledby="server-title">
+                <PortalNav lang />
+                <p><a href=href(lang, "/servers")>{o.server_back}</a></p>
+                <h1 id="server-title">{s.name.clone()}</h1>
+                <FormErrorNotice lang />
+                {password}
+                {failed.then(|| view! { <p class="notice notice-error">{o.server_failed_note}</p> })}
+                {s.cancelled_at.map(|at| view! { <p class="notice" data-testid="cancelled">{(o.cancelled_notice)(&domain::time::format_date(at))}</p> })}
+                {if live {
+                    let url = href(lang, &format!("{base}/progress"));
+                    let first = app::portal::progress::ServerHtml(view! { <LiveState lang server=s.clone() /> }.to_html());
+                    view! {
+                        <app::portal::progress::ServerProgress url state=s.state.as_str().to_owned() first />
+                        <script type="module" src="/islands.js"></script>
+                    }
+                    .into_any()
+                } else {
+                    view! {
+                        <div class="live" id="server-live" aria-live="polite">
+                            <LiveState lang server=s.clone() />
+                        </div>
+                    }
+                    .into_any()
+                }}
+                {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
+                {s.overdue.clone().map(|overdue| view! { <overdue::OverdueNotice lang overdue /> })}
+                <tabs::TabNav lang base=base.clone() open=tab />
+                <div class="tab-panel" data-testid="tab-panel">{panel}</div>
+            </section>
+            <script src="/copy.js" defer></script>
+        </Page>
+    }
+    .into_any()
+}
+
+/// What a server is and how to reach it: specs, place, addresses and
+/// hostname (each with a copy button), term, keys and host keys, the root
+/// password, maintenance, renaming and what happened to it lately.
+#[component]
+fn Overview(lang: Lang, view: ServerDetailView) -> impl IntoView {
+    let o = orders(lang);
     let t = ui(lang);
-    let s = view.server;
+    let s = view.server.clone();
     let facts = use_facts();
     let plan = facts
         .as_ref()
@@ -234,7 +330,16 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
         let items = s
             .host_keys
             .iter()
-            .map(|(kind, fp)| view! { <li>{kind.clone()}" "<code class="fingerprint" data-testid="host-key">{fp.clone()}</code></li> })
+            .enumerate()
+            .map(|(n, (kind, fp))| {
+                let id = format!("host-key-{n}");
+                view! {
+                    <li class="copyable">
+                        {kind.clone()}" "<code class="fingerprint" id=id.clone() data-testid="host-key">{fp.clone()}</code>
+                        " "<CopyButton lang target=id what=format!("{}: {kind}", o.server_host_keys) />
+                    </li>
+                }
+            })
             .collect_view();
         view! {
             <h2>{o.server_host_keys}</h2>
@@ -259,30 +364,8 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
             }
         })
         .collect_view();
-    // Said under the state line, which is where these redirects land;
-    // snapshot takes and deletes land at (and are said in) their section.
-    let done_query = query("done").unwrap_or_default();
-    let done = match done_query.as_str() {
-        "rename" => Some(o.server_done_rename.to_owned()),
-        "power" => Some(o.server_done_power.to_owned()),
-        "restore" if s.state == ShownState::Restoring => Some(o.server_done_restore.to_owned()),
-        "maintenance-accept" => Some(app::i18n::operations(lang).maint_done_accept.to_owned()),
-        "maintenance-propose" => Some(app::i18n::operations(lang).maint_done_counter.to_owned()),
-        other => cancellation::outcome(lang, other, &s),
-    };
-    let snapshot_done = match done_query.as_str() {
-        "snapshot" => Some(app::i18n::operations(lang).snapshots_taken),
-        "delete-snapshot" => Some(app::i18n::operations(lang).snapshots_deleted),
-        _ => None,
-    };
-    let live = s.state.in_progress() && s.cancelled_at.is_none();
-    let running = s.state == ShownState::Running && s.cancelled_at.is_none();
     let failed = s.state == ShownState::Failed;
     let base = format!("/servers/{}", s.id);
-    let password = view
-        .root_password
-        .clone()
-        .map(|password| view! { <crate::pages::servers::root_password::RevealedPassword lang password /> });
     let reveal = view! {
         <crate::pages::servers::root_password::RootPasswordSection lang server=s.clone() events=view.events.clone() revealed=view.root_password.is_some() reset_offered=view.root_reset_offered />
     };
@@ -292,102 +375,117 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
     } else {
         feedback_name
     };
+    // An address, copyable once it is known (the island fills it in while
+    // the server installs; the page reloads when it is done).
+    let address = |live: &'static str, label: &'static str, value: Option<String>| {
+        let known = value.is_some();
+        view! {
+            <dt>{label}</dt>
+            <dd class="copyable">
+                <code id=live data-live=live>{value.unwrap_or_else(|| o.server_pending_address.to_owned())}</code>
+                {known.then(|| view! { " "<CopyButton lang target=live what=label /> })}
+            </dd>
+        }
+    };
     view! {
-        <Page lang title=s.name.clone() description=o.servers_title.to_owned() rest=base.clone() noindex=true>
-            <section class="section portal-form wide server" aria-labelledby="server-title">
-                <PortalNav lang />
-                <p><a href=href(lang, "/servers")>{o.server_back}</a></p>
-                <h1 id="server-title">{s.name.clone()}</h1>
-                <FormErrorNotice lang />
-                {password}
-                {failed.then(|| view! { <p class="notice notice-error">{o.server_failed_note}</p> })}
-                {if live {
-                    let url = href(lang, &format!("{base}/progress"));
-                    let first = app::portal::progress::ServerHtml(view! { <LiveState lang server=s.clone() /> }.to_html());
-                    view! {
-                        <app::portal::progress::ServerProgress url state=s.state.as_str().to_owned() first />
-                        <script type="module" src="/islands.js"></script>
-                    }
-                    .into_any()
-                } else {
-                    view! {
-                        <div class="live" id="server-live" aria-live="polite">
-                            <LiveState lang server=s.clone() />
-                        </div>
-                    }
-                    .into_any()
-                }}
-                {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
-                {s.overdue.clone().map(|overdue| view! { <overdue::OverdueNotice lang overdue /> })}
-                <dl class="facts">
-                    <dt>{o.server_specs}</dt><dd>{specs}</dd>
-                    <dt>{t.configure_site}</dt><dd>{site_city(lang, &s.site_code)}</dd>
-                    <dt>{o.server_image}</dt><dd>{image}</dd>
-                    <dt>{o.server_ipv4}</dt><dd><code data-live="ipv4">{s.ipv4.clone().unwrap_or_else(|| o.server_pending_address.to_owned())}</code></dd>
-                    <dt>{o.server_ipv6}</dt><dd><code data-live="ipv6">{s.ipv6.clone().unwrap_or_else(|| o.server_pending_address.to_owned())}</code></dd>
-                    <dt>{o.server_term_start}</dt>
-                    <dd>{s.term_start.map_or_else(|| o.server_term_note.to_owned(), domain::time::format_date)}</dd>
-                    {match (s.cancel_at, s.cancelled_at) {
-                        (Some(at), None) => view! {
-                            <dt>{o.server_ends}</dt>
-                            <dd data-testid="term-end">{domain::time::format_date(at)}</dd>
-                        }.into_any(),
-                        _ => view! {
-                            <dt>{o.server_renews}</dt>
-                            <dd data-testid="term-end">{s.renews_at.map_or_else(|| "–".to_owned(), domain::time::format_date)}</dd>
-                        }.into_any(),
-                    }}
-                    <dt>{o.server_addons}</dt><dd>{addons}</dd>
-                    <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.to_string()}</a></dd>
-                </dl>
-                {view.telemetry.clone().map(|t| view! { <crate::pages::servers::telemetry::Telemetry lang view=t /> })}
-                {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
-                <crate::pages::servers::maintenance::ServerMaintenance lang base=base.clone() degraded=view.degraded.clone() windows=view.windows.clone() />
-                <availability::Availability lang availability=view.availability sla=view.sla.clone() />
-                <h2>{o.server_keys}</h2>
-                {keys}
-                {host_keys}
-                {reveal}
-                {(!failed).then(|| {
-                    let name_field = FieldState::of("name", "name", true);
-                    view! {
-                    <h2>{o.server_rename}</h2>
-                    <form method="post" action=href(lang, &format!("{base}/rename")) class="choice">
-                        <CsrfField />
-                        <div class="field">
-                            <label for="name">{o.order_name}</label>
-                            <input id="name" name="name" value=name_value required maxlength="63" pattern=SERVER_NAME_PATTERN autocomplete="off" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
-                            {name_field.message(lang)}
-                            <p class="hint" id="name-hint">{o.server_rename_hint}</p>
-                        </div>
-                        <button type="submit">{o.server_rename_submit}</button>
-                    </form>
-                    }
-                })}
-                {running.then(|| {
-                    let ops = app::i18n::operations(lang);
-                    view! {
-                        <h2>{ops.console_section}</h2>
-                        <p class="console-links">
-                            <a class="button button-secondary" href=href(lang, &format!("{base}/console/serial"))>{ops.console_open_serial}</a>
-                            " "
-                            <a class="button button-secondary" href=href(lang, &format!("{base}/console/vnc"))>{ops.console_open_vnc}</a>
-                        </p>
-                    }
-                })}
-                {running.then(|| view! {
-                    <h2>{o.server_power}</h2>
-                    <PowerForm lang base=base.clone() name=s.name.clone() action="reboot" title=o.server_reboot body=o.server_reboot_body />
-                    <PowerForm lang base=base.clone() name=s.name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
-                })}
-                {(!failed).then(|| view! {
-                    <crate::pages::servers::snapshots::Snapshots lang base=base.clone() snapshots=view.snapshots.clone() quota=view.snapshot_quota running=running && view.snapshots_offered offered=view.snapshots_offered done=snapshot_done />
-                })}
-                <cancellation::Cancellation lang server=s.clone() />
-                <h2>{o.server_events}</h2>
-                <ul class="events">{events}</ul>
-            </section>
-        </Page>
+        <dl class="facts">
+            <dt>{o.server_specs}</dt><dd>{specs}</dd>
+            <dt>{t.configure_site}</dt><dd>{site_city(lang, &s.site_code)}</dd>
+            <dt>{o.server_image}</dt><dd>{image}</dd>
+            {s.hostname.clone().map(|hostname| view! {
+                <dt>{o.server_hostname}</dt>
+                <dd class="copyable">
+                    <code id="hostname" data-testid="hostname">{hostname}</code>
+                    " "<CopyButton lang target="hostname" what=o.server_hostname />
+                    <span class="hint">{o.server_hostname_hint}</span>
+                </dd>
+            })}
+            {address("ipv4", o.server_ipv4, s.ipv4.clone())}
+            {address("ipv6", o.server_ipv6, s.ipv6.clone())}
+            <dt>{o.server_term_start}</dt>
+            <dd>{s.term_start.map_or_else(|| o.server_term_note.to_owned(), domain::time::format_date)}</dd>
+            {match (s.cancel_at, s.cancelled_at) {
+                (Some(at), None) => view! {
+                    <dt>{o.server_ends}</dt>
+                    <dd data-testid="term-end">{domain::time::format_date(at)}</dd>
+                }.into_any(),
+                _ => view! {
+                    <dt>{o.server_renews}</dt>
+                    <dd data-testid="term-end">{s.renews_at.map_or_else(|| "–".to_owned(), domain::time::format_date)}</dd>
+                }.into_any(),
+            }}
+            <dt>{o.server_addons}</dt><dd>{addons}</dd>
+            <dt>{o.order_detail_title}</dt><dd><a href=href(lang, &format!("/orders/{}", s.order_id))>{s.order_id.to_string()}</a></dd>
+        </dl>
+        <crate::pages::servers::maintenance::ServerMaintenance lang base=base.clone() degraded=view.degraded.clone() windows=view.windows.clone() />
+        <h2>{o.server_keys}</h2>
+        {keys}
+        {host_keys}
+        {reveal}
+        {(!failed).then(|| {
+            let name_field = FieldState::of("name", "name", true);
+            view! {
+            <h2>{o.server_rename}</h2>
+            <form method="post" action=href(lang, &format!("{base}/rename")) class="choice">
+                <CsrfField />
+                <div class="field">
+                    <label for="name">{o.order_name}</label>
+                    <input id="name" name="name" value=name_value required maxlength="63" pattern=SERVER_NAME_PATTERN autocomplete="off" aria-describedby=name_field.described_by.clone() aria-invalid=name_field.invalid autofocus=name_field.autofocus />
+                    {name_field.message(lang)}
+                    <p class="hint" id="name-hint">{o.server_rename_hint}</p>
+                </div>
+                <button type="submit">{o.server_rename_submit}</button>
+            </form>
+            }
+        })}
+        <h2>{o.server_events}</h2>
+        <ul class="events">{events}</ul>
+    }
+}
+
+/// The last 24 hours' readings and this month's availability.
+#[component]
+fn Graphs(lang: Lang, view: ServerDetailView) -> impl IntoView {
+    let o = orders(lang);
+    let nothing_yet = view.telemetry.is_none() && !view.telemetry_error;
+    view! {
+        {view.telemetry.clone().map(|t| view! { <crate::pages::servers::telemetry::Telemetry lang view=t /> })}
+        {view.telemetry_error.then(|| view! { <p class="notice">{o.telemetry_unavailable}</p> })}
+        {nothing_yet.then(|| view! { <p>{o.tab_needs_running}</p> })}
+        <availability::Availability lang availability=view.availability sla=view.sla.clone() />
+    }
+}
+
+/// The serial and graphical consoles, opened on pages of their own.
+#[component]
+fn ConsoleLinks(lang: Lang, base: String, running: bool) -> impl IntoView {
+    let o = orders(lang);
+    let ops = app::i18n::operations(lang);
+    if !running {
+        return view! { <p>{o.tab_needs_running}</p> }.into_any();
+    }
+    view! {
+        <h2>{ops.console_section}</h2>
+        <p class="console-links">
+            <a class="button button-secondary" href=href(lang, &format!("{base}/console/serial"))>{ops.console_open_serial}</a>
+            " "
+            <a class="button button-secondary" href=href(lang, &format!("{base}/console/vnc"))>{ops.console_open_vnc}</a>
+        </p>
+    }
+    .into_any()
+}
+
+/// Reboot and power cycle, each confirmed.
+#[component]
+fn Power(lang: Lang, base: String, name: String, running: bool) -> impl IntoView {
+    let o = orders(lang);
+    if !running {
+        return view! { <p>{o.tab_needs_running}</p> }.into_any();
+    }
+    view! {
+        <h2>{o.server_power}</h2>
+        <PowerForm lang base=base.clone() name=name.clone() action="reboot" title=o.server_reboot body=o.server_reboot_body />
+        <PowerForm lang base=base name action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
     }
     .into_any()
 }
@@ -433,7 +531,7 @@ fn PowerForm(
     let id = format!("confirm-{action}");
     let label_for = id.clone();
     view! {
-        <form method="post" action=href(lang, &format!("{base}/{action}")) class="power-form">
+        <form method="post" action=href(lang, &format!("{base}/power/{action}")) class="power-form">
             <CsrfField />
             <p><strong>{title}</strong>" "{body}</p>
             <label class="option" for=label_for>
@@ -451,11 +549,29 @@ pub fn routes() -> Vec<Route> {
     vec![
         Route::get("/{lang}/servers", TECHNICAL, list),
         Route::get("/{lang}/servers/{id}", TECHNICAL, show),
+        tab_route("/{lang}/servers/{id}/graphs", Tab::Graphs),
+        tab_route("/{lang}/servers/{id}/snapshots", Tab::Snapshots),
+        tab_route("/{lang}/servers/{id}/console", Tab::Console),
+        tab_route("/{lang}/servers/{id}/power", Tab::Power),
+        tab_route("/{lang}/servers/{id}/cancellation", Tab::Cancellation),
         Route::get("/{lang}/servers/{id}/progress", TECHNICAL, progress),
         Route::post("/{lang}/servers/{id}/rename", TECHNICAL, rename),
         Route::get("/{lang}/servers/{id}/reveal", TECHNICAL, reveal_page),
         Route::post("/{lang}/servers/{id}/reveal", TECHNICAL, reveal),
     ]
+}
+
+/// A tab of the server page other than the overview (which also shows a
+/// root password just taken: `show`).
+fn tab_route(path: &'static str, tab: Tab) -> Route {
+    Route::get(
+        path,
+        TECHNICAL,
+        move |State(state): State<Arc<AppState>>,
+              m: Member,
+              Path((_, id)): Path<(String, ServerId)>,
+              parts: Parts| async move { detail(&state, parts, &m.0, &id, tab, None).await },
+    )
 }
 
 impl From<ServerError> for PageError {
@@ -487,26 +603,33 @@ async fn list(State(state): State<Arc<AppState>>, m: Member, parts: Parts) -> Pa
     page(&state, parts, view).await
 }
 
-/// The server page, with the root password when it was just taken.
+/// A tab of the server page, with the root password when it was just
+/// taken.
 async fn detail(
     state: &AppState,
     parts: Parts,
     member: &Membership,
     id: &ServerId,
+    tab: Tab,
     root_password: Option<String>,
 ) -> PageResult {
     let (db, clock, grace) = (&state.db, &state.clock, state.seller.grace_days);
     let found = servers::overview::overview(db, clock, &member.organization_id, id, grace).await?;
     let o = found.ok_or(PageError::NotFound)?;
     let overdue = o.overdue.map(|o| OverdueView::new(o, member.role.money()));
-    let (telemetry, telemetry_error) = match telemetry(state, &o.server).await {
-        Ok(t) => (t, false),
-        Err(error) => {
-            tracing::warn!(error = %error, server = %o.server.id, "reading telemetry failed");
-            (None, true)
-        }
+    // Only the graphs tab asks the Fleet for readings.
+    let (telemetry, telemetry_error) = match tab {
+        Tab::Graphs => match telemetry(state, &o.server).await {
+            Ok(t) => (t, false),
+            Err(error) => {
+                tracing::warn!(error = %error, server = %o.server.id, "reading telemetry failed");
+                (None, true)
+            }
+        },
+        _ => (None, false),
     };
     let view = ServerDetailView {
+        tab,
         degraded: o.degraded,
         windows: o.windows.into_iter().map(WindowRow::from).collect(),
         snapshots: o
@@ -588,7 +711,7 @@ async fn show(
     let password: Option<String> =
         once::take(&session, &state.sealer, &root_password_key(&id)).await;
     let shown = password.is_some();
-    let response = detail(&state, parts, &m.0, &id, password).await?;
+    let response = detail(&state, parts, &m.0, &id, Tab::Overview, password).await?;
     Ok(once::answer(response, shown))
 }
 
@@ -643,7 +766,7 @@ async fn rename(
     servers::rename(&state.db, &state.clock, &on.actor(), &on.id, &form.name)
         .await
         .map_err(|error| PageError::from(error).keeping(&[("name", &form.name)]))?;
-    on.done("rename")
+    on.done(Tab::Overview, "rename")
 }
 
 /// Shows the root password once: it is gone from the database afterwards

@@ -4,6 +4,7 @@
 use crate::http::page::{PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::{confirmed, Confirm, OnServer};
+use crate::pages::servers::tabs::Tab;
 use crate::startup::AppState;
 use axum::extract::State;
 use backend::fleet::PowerAction;
@@ -12,8 +13,12 @@ use std::sync::Arc;
 
 pub fn routes() -> Vec<Route> {
     vec![
-        Route::post("/{lang}/servers/{id}/reboot", TECHNICAL, reboot),
-        Route::post("/{lang}/servers/{id}/power_cycle", TECHNICAL, power_cycle),
+        Route::post("/{lang}/servers/{id}/power/reboot", TECHNICAL, reboot),
+        Route::post(
+            "/{lang}/servers/{id}/power/power_cycle",
+            TECHNICAL,
+            power_cycle,
+        ),
     ]
 }
 
@@ -41,5 +46,5 @@ async fn power(
 ) -> PageResult {
     confirmed(&form.confirm)?;
     servers::power(&state.db, &state.clock, &on.actor(), &on.id, action).await?;
-    on.done("power")
+    on.done(Tab::Power, "power")
 }

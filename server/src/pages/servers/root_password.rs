@@ -8,6 +8,7 @@
 use crate::http::page::{PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::{confirmed, Confirm, OnServer};
+use crate::pages::servers::tabs::Tab;
 use crate::pages::servers::ServerRow;
 use crate::startup::AppState;
 use app::i18n::{operations, orders};
@@ -40,21 +41,16 @@ fn reset_state(events: &[(i64, EventKind, String)]) -> Option<EventKind> {
 #[component]
 pub fn RevealedPassword(lang: Lang, password: String) -> impl IntoView {
     let o = orders(lang);
-    let ops = operations(lang);
     view! {
         <div class="notice notice-ok secret" role="status">
             <h2>{o.server_password_title}</h2>
             <p class="copyable">
                 <code id="root-password" data-testid="root-password">{password}</code>
                 " "
-                // Hidden until the script can copy; it says "Copied" after.
-                <button type="button" class="secondary" data-copy="root-password" data-copied=ops.root_copied hidden>
-                    {ops.root_copy}
-                </button>
+                <app::portal::forms::CopyButton lang target="root-password" />
             </p>
             <p>{o.server_password_once}</p>
         </div>
-        <script src="/copy.js" defer></script>
     }
 }
 
@@ -142,5 +138,5 @@ async fn reset(
     }
     let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
     root_password::request_reset(db, clock, sealer, &on.actor(), &on.id).await?;
-    on.done("root-password#root-password-section")
+    on.done(Tab::Overview, "root-password#root-password-section")
 }

@@ -4,6 +4,7 @@
 //! actions need. Used by every action file in this folder.
 
 use crate::http::page::{client_ip, lang_of, redirect, Member, PageError, Signed};
+use crate::pages::servers::tabs::Tab;
 use app::portal::FormError;
 use axum::extract::{FromRequestParts, Path};
 use axum::response::Response;
@@ -45,9 +46,9 @@ impl OnServer {
         &self.user.id
     }
 
-    /// Back to the server's page, saying what was done (`done=…`, with an
-    /// optional `#section`).
-    pub fn done(&self, what: &str) -> Result<Response, PageError> {
+    /// Back to the server page's `tab`, saying what was done (`done=…`,
+    /// with an optional `#section`).
+    pub fn done(&self, tab: Tab, what: &str) -> Result<Response, PageError> {
         let (done, section) = what.split_once('#').unwrap_or((what, ""));
         let anchor = if section.is_empty() {
             String::new()
@@ -56,7 +57,7 @@ impl OnServer {
         };
         Ok(redirect(
             self.lang,
-            &format!("/servers/{}?done={done}{anchor}", self.id),
+            &format!("/servers/{}{}?done={done}{anchor}", self.id, tab.path()),
         ))
     }
 }

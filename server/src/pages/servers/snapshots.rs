@@ -4,19 +4,26 @@
 //! Plain forms: no JavaScript needed. A restore lands at the top of the
 //! page, where its progress is.
 
+use crate::http::page::{lang_of, Member};
 use crate::http::page::{PageError, PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
 use crate::pages::servers::server_action::{confirmed, OnServer};
+use crate::pages::servers::tabs::Tab;
 use crate::startup::AppState;
 use app::i18n::operations;
 use app::portal::forms::{CsrfField, FieldState};
 use app::portal::FormError;
 use app::storefront::href;
-use axum::extract::State;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use backend::servers::snapshots::{self, SnapshotError};
 use domain::server::SnapshotState;
 use domain::Lang;
+use domain::ServerId;
 use domain::SnapshotId;
+use http::request::Parts;
+use http::StatusCode;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -53,13 +60,11 @@ pub fn Snapshots(
     running: bool,
     /// Whether this deployment's Fleet takes snapshots at all.
     offered: bool,
-    /// What a take or delete just did: said here, where its redirect
-    /// (`#snapshots`) lands, not at the top of the page.
-    done: Option<&'static str>,
 ) -> impl IntoView {
     let t = operations(lang);
     let used = snapshots.len();
     let busy = snapshots.iter().any(|s| s.state.busy());
+    let progress_url = href(lang, &format!("{base}/snapshots/progress"));
     let rows = snapshots
         .into_iter()
         .map(|s| {
@@ -71,14 +76,14 @@ pub fn Snapshots(
             let (sid, sid2) = (s.id.to_string(), s.id.to_string());
             let (name, name2) = (s.name.clone(), s.name.clone());
             view! {
-                <tr data-snapshot=s.name.clone() data-state=s.state.as_str()>
+                <tr data-snapshot=s.name.clone() data-state=s.state.as_str() data-snapshot-id=s.id.to_string()>
                     <th scope="row">{s.name.clone()}</th>
-                    <td data-label=t.snapshots_col_size>{format_size(s.size_bytes)}</td>
-                    <td data-label=t.snapshots_col_state>{(t.snapshot_state)(s.state)}</td>
+                    <td data-label=t.snapshots_col_size data-live="size">{format_size(s.size_bytes)}</td>
+                    <td data-label=t.snapshots_col_state data-live="state">{(t.snapshot_state)(s.state)}</td>
                     <td data-label=t.snapshots_col_taken><time datetime=domain::time::format_iso(s.created_at)>{domain::time::format_datetime(s.created_at)}</time></td>
                     <td class="snapshot-actions">
                         {(ready && running).then(|| view! {
-                            <form method="post" action=href(lang, &format!("{base}/restore")) class="power-form">
+                            <form method="post" action=href(lang, &format!("{base}/snapshots/restore")) class="power-form">
                                 <CsrfField />
                                 <input type="hidden" name="snapshot" value=sid />
                                 <p class="hint">{t.snapshots_restore_warning}</p>
@@ -90,7 +95,7 @@ pub fn Snapshots(
                             </form>
                         })}
                         {deletable.then(|| view! {
-                            <form method="post" action=href(lang, &format!("{base}/delete-snapshot")) class="power-form">
+                            <form method="post" action=href(lang, &format!("{base}/snapshots/delete")) class="power-form">
                                 <CsrfField />
                                 <input type="hidden" name="snapshot" value=sid2 />
                                 <label class="option" for=delete_for>
@@ -107,7 +112,6 @@ pub fn Snapshots(
         .collect_view();
     view! {
         <h2 id="snapshots">{t.snapshots_title}</h2>
-        {done.map(|text| view! { <p class="notice notice-ok" role="status" data-testid="notice">{text}</p> })}
         {if offered {
             view! {
                 <aside class="notice advice" aria-label=t.snapshots_advice_title>
@@ -124,7 +128,7 @@ pub fn Snapshots(
         } else {
             view! {
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(t.snapshots_title)>
-                    <table class="snapshots">
+                    <table class="snapshots" data-progress-url=progress_url.clone() aria-live="polite">
                         <thead>
                             <tr>
                                 <th scope="col">{t.snapshots_col_name}</th>
@@ -143,7 +147,7 @@ pub fn Snapshots(
         {(running && used < quota && !busy).then(|| {
             let name_field = FieldState::of("snapshot_name", "snapshot-name", true);
             view! {
-            <form method="post" action=href(lang, &format!("{base}/snapshot")) class="choice">
+            <form method="post" action=href(lang, &format!("{base}/snapshots")) class="choice">
                 <CsrfField />
                 <div class="field">
                     <label for="snapshot-name">{t.snapshots_name}</label>
@@ -156,15 +160,59 @@ pub fn Snapshots(
             }
         })}
         <p class="hint">{t.snapshots_wiped_note}</p>
+        // While one is being taken, restored or deleted, its row follows
+        // (the page is complete without it: a reload shows the same).
+        {busy.then(|| view! { <script src="/snapshots.js" defer></script> })}
     }
 }
 
 pub fn routes() -> Vec<Route> {
     vec![
-        Route::post("/{lang}/servers/{id}/snapshot", TECHNICAL, take),
-        Route::post("/{lang}/servers/{id}/restore", TECHNICAL, restore),
-        Route::post("/{lang}/servers/{id}/delete-snapshot", TECHNICAL, delete),
+        Route::post("/{lang}/servers/{id}/snapshots", TECHNICAL, take),
+        Route::get(
+            "/{lang}/servers/{id}/snapshots/progress",
+            TECHNICAL,
+            progress,
+        ),
+        Route::post("/{lang}/servers/{id}/snapshots/restore", TECHNICAL, restore),
+        Route::post("/{lang}/servers/{id}/snapshots/delete", TECHNICAL, delete),
     ]
+}
+
+/// What `/snapshots.js` reads every two seconds while a snapshot is being
+/// taken, restored or deleted: each snapshot's state, in the page's words.
+/// Another organization's server, or none, is 404.
+async fn progress(
+    State(state): State<Arc<AppState>>,
+    m: Member,
+    Path((_, id)): Path<(String, ServerId)>,
+    parts: Parts,
+) -> Response {
+    let t = operations(lang_of(&parts));
+    let org = &m.0.organization_id;
+    let listed = match backend::servers::get(&state.db, org, &id).await {
+        Ok(Some(_)) => snapshots::list(&state.db, org, &id).await,
+        Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+        Err(error) => Err(error),
+    };
+    let Ok(listed) = listed.inspect_err(|error| {
+        tracing::error!(error = %format!("{error:#}"), "reading snapshot states failed");
+    }) else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let rows: Vec<_> = listed
+        .into_iter()
+        .map(|s| {
+            serde_json::json!({
+                "id": s.id,
+                "state": s.state.as_str(),
+                "state_label": (t.snapshot_state)(s.state),
+                "size": format_size(s.size_bytes),
+                "busy": s.state.busy(),
+            })
+        })
+        .collect();
+    Json(serde_json::json!({ "snapshots": rows })).into_response()
 }
 
 impl From<SnapshotError> for PageError {
@@ -212,7 +260,7 @@ async fn take(
 ) -> PageResult {
     offered(&state)?;
     snapshots::take(&state.db, &state.clock, &on.actor(), &on.id, &form.name).await?;
-    on.done("snapshot#snapshots")
+    on.done(Tab::Snapshots, "snapshot")
 }
 
 async fn restore(
@@ -223,8 +271,8 @@ async fn restore(
     confirmed(&form.confirm)?;
     offered(&state)?;
     snapshots::restore(&state.db, &state.clock, &on.actor(), &on.id, &form.snapshot).await?;
-    // The restore's progress is the state line at the top: land there.
-    on.done("restore")
+    // The restore's progress is the state line above the tabs.
+    on.done(Tab::Snapshots, "restore")
 }
 
 async fn delete(
@@ -234,5 +282,5 @@ async fn delete(
 ) -> PageResult {
     confirmed(&form.confirm)?;
     snapshots::delete(&state.db, &state.clock, &on.actor(), &on.id, &form.snapshot).await?;
-    on.done("delete-snapshot#snapshots")
+    on.done(Tab::Snapshots, "delete-snapshot")
 }

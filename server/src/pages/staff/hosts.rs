@@ -14,8 +14,8 @@ use crate::startup::AppState;
 use app::context::use_facts;
 use app::i18n::{orders, staff, ui};
 use app::portal::forms::{CsrfField, FormErrorNotice, Notice};
+use app::portal::query;
 use app::portal::FormError;
-use app::portal::{query, use_feedback};
 use app::storefront::href;
 use app::storefront::layout::Page;
 use app::storefront::not_found::ErrorPage;
@@ -33,10 +33,22 @@ use std::sync::Arc;
 pub struct InventoryView {
     /// (site, plan, count per state in [`HostState::ALL`] order)
     pub counts: Vec<(String, String, Vec<i64>)>,
-    /// (name, site, plan, state, changed at)
+    /// (name, site, plan, state, changed at): this page of the hosts that
+    /// match the filters.
     pub hosts: Vec<(String, String, String, HostState, i64)>,
+    /// Who has an allocated or held host: (host, organization, server).
+    #[serde(default)]
+    pub customers: Vec<(String, String, String)>,
     pub filter_site: String,
     pub filter_state: Option<HostState>,
+    /// Part of a host's name to look for.
+    #[serde(default)]
+    pub search: String,
+    /// This page (from 1) and how many hosts match in all.
+    #[serde(default)]
+    pub page: usize,
+    #[serde(default)]
+    pub matching: usize,
     pub windows: Vec<crate::pages::servers::maintenance::WindowRow>,
     /// Hosts reporting a fault: (name, reason, since).
     pub degraded: Vec<(String, String, i64)>,
@@ -57,7 +69,6 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
         "bmc" => s.bmc_set_done,
         _ => o.hosts_done,
     });
-    let feedback = use_feedback();
     let header = HostState::ALL
         .iter()
         .map(|&s| view! { <th scope="col" class="num">{(o.host_state)(s)}</th> })
@@ -74,6 +85,11 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
         .hosts
         .iter()
         .map(|(name, site, plan, state, at)| {
+            let customer = view
+                .customers
+                .iter()
+                .find(|(host, _, _)| host == name)
+                .map(|(_, org, server)| format!("{org} · {server}"));
             view! {
                 <tr data-host=name.clone() data-state=state.as_str()>
                     <th scope="row"><a href=href(lang, &crate::pages::staff::host_page::host_rest(name))><code>{name.clone()}</code></a></th>
@@ -85,8 +101,10 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                             " "<span class="badge badge-warn">{app::i18n::operations(lang).maint_degraded_badge}</span>
                         })}
                     </td>
+                    <td data-label=s.col_customer data-testid="host-customer">{customer.unwrap_or_default()}</td>
                     <td data-label=s.col_bmc>{bmc_cell(lang, name, &view.bmcs)}</td>
                     <td data-label=o.col_updated>{domain::time::format_datetime(*at)}</td>
+                    <td><RowAction lang name=name.clone() from=*state /></td>
                 </tr>
             }
         })
@@ -120,11 +138,20 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
         .iter()
         .map(|&s| view! { <option value=s.as_str() selected=view.filter_state == Some(s)>{(o.host_state)(s)}</option> })
         .collect_view();
-    let settable = HostState::ALL
-        .iter()
-        .filter(|&&to| !HostState::operator_sources(to).is_empty())
-        .map(|&s| view! { <option value=s.as_str()>{(o.host_state)(s)}</option> })
-        .collect_view();
+    // The list's filters, kept by the pager's links.
+    let pager_query = {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        for (key, value) in [
+            ("site", view.filter_site.as_str()),
+            ("state", view.filter_state.map_or("", HostState::as_str)),
+            ("q", view.search.as_str()),
+        ] {
+            if !value.is_empty() {
+                q.append_pair(key, value);
+            }
+        }
+        q.finish()
+    };
     view! {
         <Page lang title=o.inventory_title.to_owned() description=o.inventory_title.to_owned() rest="/staff/hosts".to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="inventory-title">
@@ -158,23 +185,6 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                         </div>
                         <button type="submit">{o.hosts_add_submit}</button>
                     </form>
-                    <form method="post" action=href(lang, "/staff/hosts/set")>
-                        <h2>{o.hosts_set_title}</h2>
-                        <CsrfField />
-                        <div class="field">
-                            <label for="set-name">{o.hosts_name}</label>
-                            <input id="set-name" name="name" value=feedback.value("name") required />
-                        </div>
-                        <div class="field">
-                            <label for="set-state">{o.hosts_new_state}</label>
-                            <select id="set-state" name="state">{settable}</select>
-                        </div>
-                        <div class="field">
-                            <label for="set-reason">{o.hosts_reason}</label>
-                            <input id="set-reason" name="reason" value=feedback.value("reason") maxlength="200" />
-                        </div>
-                        <button type="submit">{o.hosts_set_submit}</button>
-                    </form>
                 </div>
                 <crate::pages::servers::maintenance::StaffMaintenance lang windows=view.windows.clone() degraded=view.degraded.clone() />
                 <HostBmcs lang bmcs=view.bmcs.clone() />
@@ -191,8 +201,13 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                             {state_filter}
                         </select>
                     </div>
+                    <div class="field">
+                        <label for="filter-q">{s.hosts_search}</label>
+                        <input id="filter-q" name="q" type="search" value=view.search.clone() maxlength="80" />
+                    </div>
                     <button type="submit">{o.hosts_filter_submit}</button>
                 </form>
+                <p class="hint" data-testid="hosts-matching">{(s.hosts_matching)(view.matching)}</p>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.hosts_list)>
                     <table class="hosts phone-cards">
                         <thead>
@@ -201,15 +216,54 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                                 <th scope="col">{t.configure_site}</th>
                                 <th scope="col">{t.configure_plan}</th>
                                 <th scope="col">{o.col_state}</th>
+                                <th scope="col">{s.col_customer}</th>
                                 <th scope="col">{s.col_bmc}</th>
                                 <th scope="col">{o.col_updated}</th>
+                                <th scope="col">{o.hosts_set_title}</th>
                             </tr>
                         </thead>
                         <tbody>{hosts}</tbody>
                     </table>
                 </div>
+                <crate::pages::staff::Pager lang page=view.page pages=view.matching.div_ceil(HOSTS_PER_PAGE) rest="/staff/hosts".to_owned() query=pager_query />
             </section>
         </Page>
+    }
+    .into_any()
+}
+
+/// How many hosts a page of the list shows.
+const HOSTS_PER_PAGE: usize = 100;
+
+/// A host's state changed from its row: the states it may move to from
+/// the one it is in, and the reason for the audit log. Hosts a customer
+/// holds or uses can only be marked failed (their server is rebuilt).
+#[component]
+fn RowAction(lang: Lang, name: String, from: HostState) -> impl IntoView {
+    let o = orders(lang);
+    let choices: Vec<HostState> = HostState::ALL
+        .iter()
+        .copied()
+        .filter(|&to| HostState::operator_sources(to).contains(&from))
+        .collect();
+    if choices.is_empty() {
+        return ().into_any();
+    }
+    let options = choices
+        .into_iter()
+        .map(|s| view! { <option value=s.as_str()>{(o.host_state)(s)}</option> })
+        .collect_view();
+    let (state_id, reason_id) = (format!("set-{name}-state"), format!("set-{name}-reason"));
+    view! {
+        <form method="post" action=href(lang, "/staff/hosts/set") class="inline row-action">
+            <CsrfField />
+            <input type="hidden" name="name" value=name.clone() />
+            <label class="sr-only" for=state_id.clone()>{format!("{} · {name}", o.hosts_new_state)}</label>
+            <select id=state_id name="state">{options}</select>
+            <label class="sr-only" for=reason_id.clone()>{format!("{} · {name}", o.hosts_reason)}</label>
+            <input id=reason_id name="reason" maxlength="200" placeholder=o.hosts_reason />
+            <button type="submit" class="secondary">{o.hosts_set_submit}</button>
+        </form>
     }
     .into_any()
 }
@@ -217,6 +271,10 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct StaffOrdersView {
     pub rows: Vec<OrderRow>,
+    /// What was looked for, this page (from 1), and how many match.
+    pub search: String,
+    pub page: usize,
+    pub matching: usize,
 }
 
 #[component]
@@ -226,6 +284,15 @@ pub fn StaffOrdersPage(lang: Lang, view: StaffOrdersView) -> impl IntoView {
 
 fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
     let o = orders(lang);
+    let s = staff(lang);
+    let (search, page_no, matching) = (view.search.clone(), view.page, view.matching);
+    let pager_query = if search.is_empty() {
+        String::new()
+    } else {
+        form_urlencoded::Serializer::new(String::new())
+            .append_pair("q", &search)
+            .finish()
+    };
     let rows = view
         .rows
         .into_iter()
@@ -236,6 +303,14 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
             <section class="section portal-form wide" aria-labelledby="staff-orders-title">
                 <StaffNav lang />
                 <h1 id="staff-orders-title">{o.staff_orders_title}</h1>
+                <form method="get" action=href(lang, "/staff/orders") class="choice" role="search">
+                    <div class="field">
+                        <label for="orders-q">{s.orders_search}</label>
+                        <input id="orders-q" name="q" type="search" value=search.clone() maxlength="80" />
+                    </div>
+                    <button type="submit">{o.hosts_filter_submit}</button>
+                </form>
+                <p class="hint" data-testid="orders-matching">{(s.orders_matching)(matching)}</p>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.staff_orders_title)>
                     <table class="orders">
                         <thead>
@@ -252,6 +327,7 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
+                <crate::pages::staff::Pager lang page=page_no pages=matching.div_ceil(crate::pages::staff::orders::ORDERS_PER_PAGE) rest="/staff/orders".to_owned() query=pager_query />
             </section>
         </Page>
     }
@@ -276,6 +352,11 @@ struct HostQuery {
     site: String,
     #[serde(default)]
     state: String,
+    /// Part of a host's name.
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    page: Option<usize>,
 }
 
 async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<InventoryView> {
@@ -301,10 +382,19 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         plan: None,
         state: HostState::parse(&query.state),
     };
-    let hosts = inventory::list_hosts(&state.db, &filter)
+    let search = query.q.trim().to_lowercase();
+    let matching: Vec<_> = inventory::list_hosts(&state.db, &filter)
         .await?
         .into_iter()
-        .take(500)
+        .filter(|h| search.is_empty() || h.name.to_lowercase().contains(&search))
+        .collect();
+    let pages = matching.len().div_ceil(HOSTS_PER_PAGE).max(1);
+    let page = query.page.unwrap_or(1).clamp(1, pages);
+    let total = matching.len();
+    let hosts = matching
+        .into_iter()
+        .skip((page - 1) * HOSTS_PER_PAGE)
+        .take(HOSTS_PER_PAGE)
         .map(|h| {
             (
                 h.name,
@@ -333,8 +423,12 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         degraded,
         counts,
         hosts,
+        customers: inventory::customers(&state.db).await?,
         filter_site: query.site.clone(),
         filter_state: HostState::parse(&query.state),
+        search: query.q.trim().to_owned(),
+        page,
+        matching: total,
     })
 }
 

@@ -62,6 +62,33 @@ pub fn switch_rest(rest: &str) -> String {
     }
 }
 
+/// Pages of a long staff list: previous, "page n of m", next. The links
+/// keep the list's filters (`query`: encoded, without `page`).
+#[component]
+pub fn Pager(lang: Lang, page: usize, pages: usize, rest: String, query: String) -> impl IntoView {
+    if pages <= 1 {
+        return ().into_any();
+    }
+    let s = staff(lang);
+    let base = href(lang, &rest);
+    let link = move |n: usize| {
+        if query.is_empty() {
+            format!("{base}?page={n}")
+        } else {
+            format!("{base}?{query}&page={n}")
+        }
+    };
+    let (previous, next) = (link(page.saturating_sub(1)), link(page + 1));
+    view! {
+        <nav class="pager" aria-label=s.pager_label>
+            {(page > 1).then(|| view! { <a href=previous rel="prev">{s.pager_previous}</a> })}
+            <span>{(s.pager_of)(page, pages)}</span>
+            {(page < pages).then(|| view! { <a href=next rel="next">{s.pager_next}</a> })}
+        </nav>
+    }
+    .into_any()
+}
+
 /// The staff pages, linked from each of them (nothing outside the staff
 /// area, so pages shared with customers can always include it).
 #[component]
@@ -176,5 +203,9 @@ pub async fn outbox_page(State(state): State<Arc<AppState>>, parts: Parts) -> Pa
 /// The audit log of every organization, and of actions outside any.
 pub async fn audit_page(State(state): State<Arc<AppState>>, parts: Parts) -> PageResult {
     let entries = backend::audit::all(&state.db, 500).await?;
-    page(&state, parts, AuditView { entries }).await
+    let view = AuditView {
+        entries: crate::pages::team::audit::rows(entries, &[]),
+        filters: None,
+    };
+    page(&state, parts, view).await
 }

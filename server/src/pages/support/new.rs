@@ -8,7 +8,7 @@ use crate::pages::support::{
     category_hint, category_name, NewRequestView, BODY_MAX, SCALING_MAX, SUBJECT_MAX, SUBJECT_MIN,
 };
 use app::i18n::{content, support};
-use app::portal::forms::{CsrfField, FormErrorNotice};
+use app::portal::forms::{CsrfField, FieldState, FormErrorNotice};
 use app::portal::nav::PortalNav;
 use app::portal::{use_feedback, FormFeedback};
 use app::storefront::href;
@@ -37,6 +37,8 @@ pub fn NewRequestPage(lang: Lang, view: NewRequestView) -> impl IntoView {
     };
     let subject_hint = (s.subject_hint)(SUBJECT_MIN, SUBJECT_MAX);
     let body_hint = (s.body_hint)(BODY_MAX);
+    let subject_field = FieldState::of("subject", "subject", true);
+    let body_field = FieldState::of("body", "body", true);
     view! {
         <Page lang title=s.new_title.to_owned() description=s.new_intro.to_owned() rest=REST.to_owned() noindex=true>
             <section class="section portal-form wide" aria-labelledby="new-request-title">
@@ -50,12 +52,14 @@ pub fn NewRequestPage(lang: Lang, view: NewRequestView) -> impl IntoView {
                     <Categories lang offered=view.categories.clone() chosen=category />
                     <div class="field">
                         <label for="subject">{s.field_subject}</label>
-                        <input id="subject" name="subject" value=feedback.value("subject") required minlength=SUBJECT_MIN maxlength=SUBJECT_MAX aria-describedby="subject-hint" />
+                        <input id="subject" name="subject" value=feedback.value("subject") required minlength=SUBJECT_MIN maxlength=SUBJECT_MAX aria-describedby=subject_field.described_by.clone() aria-invalid=subject_field.invalid autofocus=subject_field.autofocus />
+                        {subject_field.message(lang)}
                         <p class="hint" id="subject-hint">{subject_hint}</p>
                     </div>
                     <div class="field">
                         <label for="body">{s.field_body}</label>
-                        <textarea id="body" name="body" rows="10" required maxlength=BODY_MAX dir="auto" aria-describedby="body-hint">{feedback.value("body")}</textarea>
+                        <textarea id="body" name="body" rows="10" required maxlength=BODY_MAX dir="auto" aria-describedby=body_field.described_by.clone() aria-invalid=body_field.invalid autofocus=body_field.autofocus>{feedback.value("body")}</textarea>
+                        {body_field.message(lang)}
                         <p class="hint" id="body-hint">{body_hint}</p>
                     </div>
                     {view.categories.contains(&Category::Hardware).then(|| view! { <ServerPicker lang servers=view.servers.clone() chosen=server /> })}

@@ -9,7 +9,6 @@ use crate::http::page::{
     page, redirect, Member, PageError, PageLang, PageResult, SameOrigin, Signed,
 };
 use crate::http::routes::{Access, Route};
-use crate::pages::team::audit::AuditView;
 use crate::startup::AppState;
 use app::i18n::portal;
 use app::portal::forms::{CsrfField, Field, FormErrorNotice};
@@ -187,7 +186,6 @@ pub fn routes() -> Vec<Route> {
     vec![
         Route::get("/{lang}/members", OWNERS, members_page),
         Route::post("/{lang}/members/{action}", OWNERS, members_post),
-        Route::get("/{lang}/audit", OWNERS, audit_page),
         Route::post(
             "/{lang}/account/organization",
             SignedIn,
@@ -256,15 +254,6 @@ pub async fn members_page(
 ) -> PageResult {
     let view = members_view(&state, &m.organization_id).await?;
     page(&state, parts, view).await
-}
-
-pub async fn audit_page(
-    State(state): State<Arc<AppState>>,
-    Member(m): Member,
-    parts: Parts,
-) -> PageResult {
-    let entries = backend::audit::for_organization(&state.db, &m.organization_id, 200).await?;
-    page(&state, parts, AuditView { entries }).await
 }
 
 #[derive(Deserialize)]

@@ -494,8 +494,8 @@ impl TestApp {
     }
 
     /// Schedules a server's cancellation for the end of its current term
-    /// (the first date its page offers), typing `name` to confirm; answers
-    /// the date and asserts the page took it.
+    /// (the first date its cancellation tab offers), typing `name` to
+    /// confirm; answers the date and asserts the page took it.
     pub async fn cancel_at_term_end(
         &self,
         browser: &reqwest::Client,
@@ -503,7 +503,10 @@ impl TestApp {
         name: &str,
     ) -> i64 {
         let base = format!("/en/servers/{server}");
-        let body = self.get_as(browser, &base).await.body;
+        let body = self
+            .get_as(browser, &format!("{base}/cancellation"))
+            .await
+            .body;
         let at = body
             .split("id=\"cancel-at\"")
             .nth(1)
@@ -518,11 +521,17 @@ impl TestApp {
             ("confirm", "yes"),
         ];
         let page = self
-            .post_as(browser, &base, &format!("{base}/cancel"), &fields, &[])
+            .post_as(
+                browser,
+                &base,
+                &format!("{base}/cancellation"),
+                &fields,
+                &[],
+            )
             .await;
         assert_eq!(
             page.location(),
-            format!("{base}?done=cancel"),
+            format!("{base}/cancellation?done=cancel"),
             "{}",
             strip_tags(&page.body)
         );
@@ -707,8 +716,13 @@ pub fn server_id(location: &str) -> String {
 
 impl Page {
     pub fn location(&self) -> &str {
+        self.header("location")
+    }
+
+    /// A response header's value, or "" without one.
+    pub fn header(&self, name: &str) -> &str {
         self.headers
-            .get("location")
+            .get(name)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
     }

@@ -62,7 +62,18 @@ pub struct QueueView {
     pub filter_category: Option<Category>,
     pub filter_site: String,
     pub filter_age: String,
+    /// Part of a reference, subject or organization looked for.
+    #[serde(default)]
+    pub search: String,
+    /// This page (from 1) and how many requests match.
+    #[serde(default)]
+    pub page: usize,
+    #[serde(default)]
+    pub matching: usize,
 }
+
+/// How many requests a page of the queue shows.
+pub const REQUESTS_PER_PAGE: usize = 50;
 
 /// One message of a thread, oldest first.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -200,6 +211,10 @@ struct QueueQuery {
     site: String,
     #[serde(default)]
     age: String,
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    page: Option<usize>,
 }
 
 async fn queue_page(
@@ -216,10 +231,25 @@ async fn queue_page(
     };
     let names = staff_names(&state).await?;
     let now = state.clock.now();
-    let rows = requests::queue(&state.db, &state.clock, &filter)
+    let search = query.q.trim().to_lowercase();
+    let matching: Vec<RequestRow> = requests::queue(&state.db, &state.clock, &filter)
         .await?
         .into_iter()
         .map(|r| request_row(r, &names))
+        .filter(|r| {
+            search.is_empty()
+                || [&r.reference, &r.subject, &r.organization]
+                    .iter()
+                    .any(|field| field.to_lowercase().contains(&search))
+        })
+        .collect();
+    let total = matching.len();
+    let pages = total.div_ceil(REQUESTS_PER_PAGE).max(1);
+    let page_no = query.page.unwrap_or(1).clamp(1, pages);
+    let rows = matching
+        .into_iter()
+        .skip((page_no - 1) * REQUESTS_PER_PAGE)
+        .take(REQUESTS_PER_PAGE)
         .collect();
     let view = QueueView {
         now,
@@ -232,6 +262,9 @@ async fn queue_page(
             .older_than_hours
             .map(|h| h.to_string())
             .unwrap_or_default(),
+        search: query.q.trim().to_owned(),
+        page: page_no,
+        matching: total,
     };
     page(&state, parts, view).await
 }
