@@ -9,7 +9,7 @@ use crate::http::page::{
 use crate::http::routes::{Access, Route};
 use crate::pages::orders::list::{OrderRow, OrderTableRow};
 use crate::pages::staff::host_bmc::{bmc_cell, BmcRow, CheckNotice, HostBmcs};
-use crate::pages::staff::StaffNav;
+use crate::pages::staff::{ListAt, StaffNav};
 use crate::startup::AppState;
 use app::context::use_facts;
 use app::i18n::{orders, staff, ui};
@@ -41,14 +41,9 @@ pub struct InventoryView {
     pub customers: Vec<(String, String, String)>,
     pub filter_site: String,
     pub filter_state: Option<HostState>,
-    /// Part of a host's name to look for.
+    /// The list's page, and part of a host's name looked for.
     #[serde(default)]
-    pub search: String,
-    /// This page (from 1) and how many hosts match in all.
-    #[serde(default)]
-    pub page: usize,
-    #[serde(default)]
-    pub matching: usize,
+    pub list: ListAt,
     pub windows: Vec<crate::pages::servers::maintenance::WindowRow>,
     /// Hosts reporting a fault: (name, reason, since).
     pub degraded: Vec<(String, String, i64)>,
@@ -144,7 +139,7 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
         for (key, value) in [
             ("site", view.filter_site.as_str()),
             ("state", view.filter_state.map_or("", HostState::as_str)),
-            ("q", view.search.as_str()),
+            ("q", view.list.search.as_str()),
         ] {
             if !value.is_empty() {
                 q.append_pair(key, value);
@@ -203,11 +198,11 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                     </div>
                     <div class="field">
                         <label for="filter-q">{s.hosts_search}</label>
-                        <input id="filter-q" name="q" type="search" value=view.search.clone() maxlength="80" />
+                        <input id="filter-q" name="q" type="search" value=view.list.search.clone() maxlength="80" />
                     </div>
                     <button type="submit">{o.hosts_filter_submit}</button>
                 </form>
-                <p class="hint" data-testid="hosts-matching">{(s.hosts_matching)(view.matching)}</p>
+                <p class="hint" data-testid="hosts-matching">{(s.hosts_matching)(view.list.matching)}</p>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.hosts_list)>
                     <table class="hosts phone-cards">
                         <thead>
@@ -225,7 +220,7 @@ pub fn InventoryPage(lang: Lang, view: InventoryView) -> impl IntoView {
                         <tbody>{hosts}</tbody>
                     </table>
                 </div>
-                <crate::pages::staff::Pager lang page=view.page pages=view.matching.div_ceil(HOSTS_PER_PAGE) rest="/staff/hosts".to_owned() query=pager_query />
+                <crate::pages::staff::Pager lang at=view.list.clone() rest="/staff/hosts".to_owned() query=pager_query />
             </section>
         </Page>
     }
@@ -271,10 +266,8 @@ fn RowAction(lang: Lang, name: String, from: HostState) -> impl IntoView {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct StaffOrdersView {
     pub rows: Vec<OrderRow>,
-    /// What was looked for, this page (from 1), and how many match.
-    pub search: String,
-    pub page: usize,
-    pub matching: usize,
+    /// The list's page, and what was looked for.
+    pub list: ListAt,
 }
 
 #[component]
@@ -285,7 +278,8 @@ pub fn StaffOrdersPage(lang: Lang, view: StaffOrdersView) -> impl IntoView {
 fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
     let o = orders(lang);
     let s = staff(lang);
-    let (search, page_no, matching) = (view.search.clone(), view.page, view.matching);
+    let list = view.list.clone();
+    let search = list.search.clone();
     let pager_query = if search.is_empty() {
         String::new()
     } else {
@@ -310,7 +304,7 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
                     </div>
                     <button type="submit">{o.hosts_filter_submit}</button>
                 </form>
-                <p class="hint" data-testid="orders-matching">{(s.orders_matching)(matching)}</p>
+                <p class="hint" data-testid="orders-matching">{(s.orders_matching)(list.matching)}</p>
                 <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(o.staff_orders_title)>
                     <table class="orders">
                         <thead>
@@ -327,7 +321,7 @@ fn staff_orders(lang: Lang, view: StaffOrdersView) -> impl IntoView {
                         <tbody>{rows}</tbody>
                     </table>
                 </div>
-                <crate::pages::staff::Pager lang page=page_no pages=matching.div_ceil(crate::pages::staff::orders::ORDERS_PER_PAGE) rest="/staff/orders".to_owned() query=pager_query />
+                <crate::pages::staff::Pager lang at=list rest="/staff/orders".to_owned() query=pager_query />
             </section>
         </Page>
     }
@@ -388,13 +382,9 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         .into_iter()
         .filter(|h| search.is_empty() || h.name.to_lowercase().contains(&search))
         .collect();
-    let pages = matching.len().div_ceil(HOSTS_PER_PAGE).max(1);
-    let page = query.page.unwrap_or(1).clamp(1, pages);
-    let total = matching.len();
-    let hosts = matching
+    let (shown, list) = ListAt::slice(matching, &query.q, query.page, HOSTS_PER_PAGE);
+    let hosts = shown
         .into_iter()
-        .skip((page - 1) * HOSTS_PER_PAGE)
-        .take(HOSTS_PER_PAGE)
         .map(|h| {
             (
                 h.name,
@@ -426,9 +416,7 @@ async fn inventory_view(state: &AppState, query: &HostQuery) -> anyhow::Result<I
         customers: inventory::customers(&state.db).await?,
         filter_site: query.site.clone(),
         filter_state: HostState::parse(&query.state),
-        search: query.q.trim().to_owned(),
-        page,
-        matching: total,
+        list,
     })
 }
 

@@ -62,10 +62,50 @@ pub fn switch_rest(rest: &str) -> String {
     }
 }
 
+/// Where a long staff list is: what was looked for, this page (from 1),
+/// how many match in all, and how many a page shows.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ListAt {
+    pub search: String,
+    pub page: usize,
+    pub matching: usize,
+    pub per_page: usize,
+}
+
+impl ListAt {
+    /// The page asked for (from 1, at most the last) of all that match.
+    pub fn slice<T>(
+        matching: Vec<T>,
+        search: &str,
+        asked: Option<usize>,
+        per_page: usize,
+    ) -> (Vec<T>, ListAt) {
+        let pages = matching.len().div_ceil(per_page).max(1);
+        let page = asked.unwrap_or(1).clamp(1, pages);
+        let at = ListAt {
+            search: search.trim().to_owned(),
+            page,
+            matching: matching.len(),
+            per_page,
+        };
+        let shown = matching
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .collect();
+        (shown, at)
+    }
+
+    fn pages(&self) -> usize {
+        self.matching.div_ceil(self.per_page.max(1))
+    }
+}
+
 /// Pages of a long staff list: previous, "page n of m", next. The links
 /// keep the list's filters (`query`: encoded, without `page`).
 #[component]
-pub fn Pager(lang: Lang, page: usize, pages: usize, rest: String, query: String) -> impl IntoView {
+pub fn Pager(lang: Lang, at: ListAt, rest: String, query: String) -> impl IntoView {
+    let (page, pages) = (at.page, at.pages());
     if pages <= 1 {
         return ().into_any();
     }

@@ -19,7 +19,7 @@ pub fn routes() -> Vec<Route> {
 }
 
 /// How many orders a page shows.
-pub(crate) const ORDERS_PER_PAGE: usize = 50;
+const ORDERS_PER_PAGE: usize = 50;
 
 #[derive(Deserialize, Default)]
 struct OrderQuery {
@@ -45,9 +45,12 @@ async fn staff_orders_page(
         .collect();
     let view = StaffOrdersView {
         rows,
-        search: query.q.trim().to_owned(),
-        page: page_no,
-        matching: usize::try_from(matching).unwrap_or(0),
+        list: crate::pages::staff::ListAt {
+            search: query.q.trim().to_owned(),
+            page: page_no,
+            matching: usize::try_from(matching).unwrap_or(0),
+            per_page: ORDERS_PER_PAGE,
+        },
     };
     page(&state, parts, view).await
 }

@@ -62,18 +62,14 @@ pub struct QueueView {
     pub filter_category: Option<Category>,
     pub filter_site: String,
     pub filter_age: String,
-    /// Part of a reference, subject or organization looked for.
+    /// The queue's page, and part of a reference, subject or
+    /// organization looked for.
     #[serde(default)]
-    pub search: String,
-    /// This page (from 1) and how many requests match.
-    #[serde(default)]
-    pub page: usize,
-    #[serde(default)]
-    pub matching: usize,
+    pub list: crate::pages::staff::ListAt,
 }
 
 /// How many requests a page of the queue shows.
-pub const REQUESTS_PER_PAGE: usize = 50;
+const REQUESTS_PER_PAGE: usize = 50;
 
 /// One message of a thread, oldest first.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -243,14 +239,8 @@ async fn queue_page(
                     .any(|field| field.to_lowercase().contains(&search))
         })
         .collect();
-    let total = matching.len();
-    let pages = total.div_ceil(REQUESTS_PER_PAGE).max(1);
-    let page_no = query.page.unwrap_or(1).clamp(1, pages);
-    let rows = matching
-        .into_iter()
-        .skip((page_no - 1) * REQUESTS_PER_PAGE)
-        .take(REQUESTS_PER_PAGE)
-        .collect();
+    let (rows, list) =
+        crate::pages::staff::ListAt::slice(matching, &query.q, query.page, REQUESTS_PER_PAGE);
     let view = QueueView {
         now,
         counts: counts(&state).await?,
@@ -262,9 +252,7 @@ async fn queue_page(
             .older_than_hours
             .map(|h| h.to_string())
             .unwrap_or_default(),
-        search: query.q.trim().to_owned(),
-        page: page_no,
-        matching: total,
+        list,
     };
     page(&state, parts, view).await
 }

@@ -4,7 +4,6 @@
 
 use crate::pages::staff::support::{
     first_response_text, server_text, thread_rest, waiting_text, QueueView, RequestRow, AGES,
-    REQUESTS_PER_PAGE,
 };
 use crate::pages::staff::StaffNav;
 use app::context::use_facts;
@@ -43,7 +42,7 @@ pub fn StaffSupportQueuePage(lang: Lang, view: QueueView) -> impl IntoView {
                 <ul class="support-counts" aria-label=s.counts_label>{counts}</ul>
                 <Filters lang view=view.clone() />
                 {table}
-                <crate::pages::staff::Pager lang page=view.page pages=view.matching.div_ceil(REQUESTS_PER_PAGE) rest="/staff/support".to_owned() query=pager_query(&view) />
+                <crate::pages::staff::Pager lang at=view.list.clone() rest="/staff/support".to_owned() query=pager_query(&view) />
             </section>
         </Page>
     }
@@ -111,7 +110,7 @@ fn Filters(lang: Lang, view: QueueView) -> impl IntoView {
             </div>
             <div class="field">
                 <label for="filter-q">{s.filter_search}</label>
-                <input id="filter-q" name="q" type="search" value=view.search.clone() maxlength="80" />
+                <input id="filter-q" name="q" type="search" value=view.list.search.clone() maxlength="80" />
             </div>
             <button type="submit">{s.filter_submit}</button>
         </form>
@@ -126,7 +125,7 @@ fn pager_query(view: &QueueView) -> String {
         ("category", view.filter_category.map_or("", |c| c.as_str())),
         ("site", view.filter_site.as_str()),
         ("age", view.filter_age.as_str()),
-        ("q", view.search.as_str()),
+        ("q", view.list.search.as_str()),
     ] {
         if !value.is_empty() {
             q.append_pair(key, value);
