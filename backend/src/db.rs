@@ -176,6 +176,14 @@ fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
 }
 
 /// A new application-made id: time-ordered, so indexes stay compact.
+/// Whether a failure was the pool having no free connection in time: the
+/// database is busy, not broken, and a retry soon may work.
+pub fn is_busy(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|e| matches!(e.downcast_ref(), Some(sqlx::Error::PoolTimedOut)))
+}
+
 pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }

@@ -37,6 +37,12 @@ const RETENTION: &[Retention] = &[
         keep: 3600,
     },
     Retention {
+        what: "API idempotency keys",
+        // A key protects retries for a day; after that it may be reused.
+        sql: "delete from api_idempotency where created_at < $1",
+        keep: DAY,
+    },
+    Retention {
         what: "failed logins",
         // The longest throttle window (wrong codes) is a day.
         sql: "delete from login_failures where at < $1",

@@ -14,6 +14,7 @@ pub mod db;
 pub mod demo;
 pub mod fleet;
 pub mod housekeeping;
+pub mod idempotency;
 pub mod inventory;
 pub mod jobs;
 pub mod latency;

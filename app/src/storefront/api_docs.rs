@@ -84,6 +84,7 @@ pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
     let c = &t.comments;
     let api = format!("{}/api/v1", use_site_info().base_url);
     let openapi = format!("{api}/openapi.json");
+    let docs_url = format!("{}{}", use_site_info().base_url, href(lang, REST));
     // Shown twice: under stock, and beside the stock-watching example.
     let feed = format!("{api}/stock/feed.atom?plan=g-l40s&site=fra");
     let feed_again = feed.clone();
@@ -121,7 +122,7 @@ pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
 
                 <h2 id=errors.0>{errors.1}</h2>
                 <p>{t.errors_intro}</p>
-                {code_block(examples::error_shape(t.errors_example_message))}
+                {code_block(examples::error_shape(&docs_url, t.errors_example_message, t.errors_example_detail))}
                 <reference::ErrorsTable t />
                 {paras(t.errors_after)}
 

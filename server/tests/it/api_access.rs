@@ -61,16 +61,17 @@ const ROWS: &[Row] = &[
     ("GET", "/api/v1/orders", "/api/v1/orders", None, [401, 200, 200, 200, 403, 200]),
     ("GET", "/api/v1/orders/{id}", "/api/v1/orders/{order_a}", None, [401, 200, 200, 404, 403, 404]),
     // Without an Idempotency-Key nothing is placed.
-    ("POST", "/api/v1/orders", "/api/v1/orders", Some(r#"{"plan": "g-ada", "site": "fra", "name": "x"}"#), [401, 422, 403, 422, 403, 422]),
+    ("POST", "/api/v1/orders", "/api/v1/orders", Some(r#"{"plan": "g-ada", "site": "fra", "name": "x"}"#), [401, 400, 403, 400, 403, 400]),
     // Money: billing:read only.
     ("GET", "/api/v1/invoices", "/api/v1/invoices", None, [401, 200, 403, 403, 200, 200]),
     ("GET", "/api/v1/invoices/{id}", "/api/v1/invoices/{invoice_a}", None, [401, 200, 403, 403, 200, 404]),
     ("GET", "/api/v1/invoices/{id}/pdf", "/api/v1/invoices/{invoice_a}/pdf", None, [401, 200, 403, 403, 200, 404]),
     ("GET", "/api/v1/credit-notes", "/api/v1/credit-notes", None, [401, 200, 403, 403, 200, 200]),
-    // Stock alerts: read scope.
+    // Stock alerts: reading needs read, setting and removing servers:write.
     ("GET", "/api/v1/stock-alerts", "/api/v1/stock-alerts", None, [401, 200, 200, 200, 403, 200]),
-    ("POST", "/api/v1/stock-alerts", "/api/v1/stock-alerts", Some(r#"{"plan": "no-such-plan", "site": "fra"}"#), [401, 422, 422, 422, 403, 422]),
-    ("DELETE", "/api/v1/stock-alerts/{id}", "/api/v1/stock-alerts/nope", None, [401, 404, 404, 404, 403, 404]),
+    ("GET", "/api/v1/stock-alerts/{id}", "/api/v1/stock-alerts/nope", None, [401, 404, 404, 404, 403, 404]),
+    ("POST", "/api/v1/stock-alerts", "/api/v1/stock-alerts", Some(r#"{"plan": "no-such-plan", "site": "fra"}"#), [401, 422, 403, 422, 403, 422]),
+    ("DELETE", "/api/v1/stock-alerts/{id}", "/api/v1/stock-alerts/nope", None, [401, 404, 403, 404, 403, 404]),
 ];
 
 /// Organization A (owner, technical, billing members) with a running

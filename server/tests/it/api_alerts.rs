@@ -1,5 +1,6 @@
 //! Stock alerts through the API: opened for the token's creator, in the
-//! request's language, listed and closed by that member only.
+//! request's language, listed and closed by that member only; a read-only
+//! token reads them but sets none.
 
 use crate::common::api::create_token;
 use crate::common::{TestApp, TestDb};
@@ -11,10 +12,22 @@ async fn a_token_watches_a_sold_out_plan_for_its_creator(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let tech = app.invite(&owner, "tech@a.example", "technical").await;
-    let token = create_token(&app, &owner, "watch", &["read"]).await;
-    let tech_token = create_token(&app, &tech, "tech", &["read"]).await;
+    let token = create_token(&app, &owner, "watch", &["read", "servers:write"]).await;
+    let tech_token = create_token(&app, &tech, "tech", &["read", "servers:write"]).await;
+    let reader = create_token(&app, &owner, "reader", &["read"]).await;
     let zh = [("accept-language", "zh")];
     let lax = json!({ "plan": "g-l40s-x2", "site": "lax" });
+    let read_only = app
+        .api(
+            "POST",
+            "/api/v1/stock-alerts",
+            Some(&reader),
+            Some(&lax),
+            &[],
+        )
+        .await;
+    assert_eq!(read_only.status, 403, "{}", read_only.body);
+    assert_eq!(read_only.json()["scope"], "servers:write");
     let opened = app
         .api(
             "POST",
@@ -56,13 +69,17 @@ async fn a_token_watches_a_sold_out_plan_for_its_creator(db: TestDb) {
     let list = app.api_get("/api/v1/stock-alerts", &token).await.json();
     assert_eq!(list["data"][0]["id"], id.as_str());
     assert_eq!(list["data"][0]["plan"], "g-l40s-x2");
+    let path = format!("/api/v1/stock-alerts/{id}");
+    let one = app.api_get(&path, &reader).await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert_eq!(one.json()["id"], id.as_str());
     // Another member neither sees nor closes it.
     let theirs = app
         .api_get("/api/v1/stock-alerts", &tech_token)
         .await
         .json();
     assert_eq!(theirs["data"], json!([]));
-    let path = format!("/api/v1/stock-alerts/{id}");
+    assert_eq!(app.api_get(&path, &tech_token).await.status, 404);
     let denied = app.api("DELETE", &path, Some(&tech_token), None, &[]).await;
     assert_eq!(denied.status, 404, "{}", denied.body);
     let closed = app.api("DELETE", &path, Some(&token), None, &[]).await;

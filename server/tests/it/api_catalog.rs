@@ -164,7 +164,7 @@ async fn stock_etags_revalidate_and_follow_changes(db: TestDb) {
     ] {
         let page = app.get(path).await;
         assert_eq!(page.status, 404, "{path}");
-        assert_eq!(json(&page)["error"]["code"], "not_found");
+        assert_eq!(json(&page)["code"], "not_found");
     }
 
     // Another replica on the same database: the same ETag.
@@ -281,7 +281,7 @@ async fn the_feed_lists_stock_changes(db: TestDb) {
     assert_eq!(all.matches("<entry>").count(), 3 * 8 + 1, "{all}");
     let unknown = app.get("/api/v1/stock/feed.atom?site=zzz").await;
     assert_eq!(unknown.status, 404);
-    assert_eq!(json(&unknown)["error"]["code"], "not_found");
+    assert_eq!(json(&unknown)["code"], "not_found");
     app.finish().await;
 }
 
@@ -289,8 +289,8 @@ async fn unknown_paths_and_methods_answer_json(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let page = app.get("/api/v1/nope").await;
     assert_eq!(page.status, 404);
-    assert_eq!(json(&page)["error"]["code"], "not_found");
-    assert_eq!(json(&page)["error"]["message"], "No such resource.");
+    assert_eq!(json(&page)["code"], "not_found");
+    assert_eq!(json(&page)["title"], "No such resource.");
 
     let deleted = app
         .client
@@ -300,11 +300,11 @@ async fn unknown_paths_and_methods_answer_json(db: TestDb) {
         .expect("sending the request");
     assert_eq!(deleted.status().as_u16(), 405);
     let body: Value = deleted.json().await.expect("a JSON error");
-    assert_eq!(body["error"]["code"], "method_not_allowed");
+    assert_eq!(body["code"], "method_not_allowed");
 
     let page = app
         .get_with("/api/v1/nope", &[("accept-language", "zh-CN,zh;q=0.9")])
         .await;
-    assert_eq!(json(&page)["error"]["message"], "没有找到该资源。");
+    assert_eq!(json(&page)["title"], "没有找到该资源。");
     app.finish().await;
 }

@@ -239,14 +239,23 @@ async fn every_api_route_survives_malformed_input(db: TestDb) {
 /// Sends a request: (status, body, whether the body is JSON); status 0 when
 /// the connection failed.
 async fn answer(request: reqwest::RequestBuilder) -> (u16, String, bool) {
+    let (method, uri) = request
+        .try_clone()
+        .and_then(|r| r.build().ok())
+        .map(|r| (r.method().to_string(), r.url().path().to_owned()))
+        .unwrap_or_default();
     match request.send().await {
         Ok(r) => {
             let status = r.status().as_u16();
-            let json = r
-                .headers()
-                .get("content-type")
-                .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-            (status, r.text().await.unwrap_or_default(), json)
+            let headers = r.headers().clone();
+            let json = r.headers().get("content-type").is_some_and(|v| {
+                let v = v.as_bytes();
+                v.starts_with(b"application/json") || v.starts_with(b"application/problem+json")
+            });
+            let text = r.text().await.unwrap_or_default();
+            // Every answer, even to nonsense, is one the document describes.
+            crate::common::contract::check(&method, &uri, status, &headers, &text);
+            (status, text, json)
         }
         Err(error) => (0, format!("connection failed (a panic?): {error}"), false),
     }

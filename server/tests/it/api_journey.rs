@@ -79,7 +79,9 @@ async fn a_script_orders_runs_snapshots_cancels_and_fetches_its_invoice(db: Test
             &headers,
         )
         .await;
-    assert_eq!(again.status, 200, "{}", again.body);
+    // A retry with the same key gets the first answer back, not a second order.
+    assert_eq!(again.status, 201, "{}", again.body);
+    assert_eq!(again.header("idempotent-replayed"), "true");
     assert_eq!(again.json()["id"], placed["id"]);
     let server = placed["server_id"].as_str().expect("a server").to_owned();
     let path = format!("/api/v1/servers/{server}");

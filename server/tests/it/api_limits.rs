@@ -40,7 +40,7 @@ async fn a_token_is_limited_across_replicas_with_retry_after(db: TestDb) {
     assert_eq!(limited.status(), 429);
     assert_eq!(limited.headers()["retry-after"], "60");
     let body: serde_json::Value = limited.json().await.expect("JSON");
-    assert_eq!(body["error"]["code"], "rate_limited");
+    assert_eq!(body["code"], "rate_limited");
     // Another token of the same member is counted apart.
     assert_eq!(app.api_get("/api/v1/servers", &other).await.status, 200);
     // Public endpoints are not counted.
@@ -66,12 +66,12 @@ async fn errors_are_json_in_the_callers_language(db: TestDb) {
         .await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.code(), "not_found");
-    assert_eq!(missing.json()["error"]["message"], "没有找到该资源。");
-    assert_eq!(missing.header("content-type"), "application/json");
+    assert_eq!(missing.json()["title"], "没有找到该资源。");
+    assert_eq!(missing.header("content-type"), "application/problem+json");
     let missing = app
         .api("GET", "/api/v1/servers/nope", Some(&token), None, &[])
         .await;
-    assert_eq!(missing.json()["error"]["message"], "No such resource.");
+    assert_eq!(missing.json()["title"], "No such resource.");
     // Not a path of the API, not a method of the path.
     assert_eq!(
         app.api("GET", "/api/v1/nothing/here", None, None, &[])
@@ -99,7 +99,9 @@ async fn errors_are_json_in_the_callers_language(db: TestDb) {
         .send()
         .await
         .expect("request");
-    assert_eq!(not_json.status(), 422);
+    assert_eq!(not_json.status(), 400);
+    let body: serde_json::Value = not_json.json().await.expect("a problem document");
+    assert_eq!(body["code"], "malformed_body");
     let shapeless = app
         .api(
             "POST",
@@ -117,6 +119,7 @@ async fn errors_are_json_in_the_callers_language(db: TestDb) {
         .client
         .post(format!("{}{orders}", app.base))
         .bearer_auth(&token)
+        .header("idempotency-key", "k-1")
         .body("plan=g-ada")
         .send()
         .await
@@ -140,7 +143,7 @@ async fn errors_are_json_in_the_callers_language(db: TestDb) {
     );
     assert_eq!(unknown.header("content-language"), "zh");
     assert!(
-        unknown.json()["error"]["message"]
+        unknown.json()["title"]
             .as_str()
             .is_some_and(|m| !m.is_ascii()),
         "{}",

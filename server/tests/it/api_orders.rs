@@ -36,7 +36,13 @@ async fn post_order(
 async fn a_token_places_an_order_once_per_idempotency_key(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
-    let token = create_token(&app, &owner, "ci", &["read", "servers:write"]).await;
+    let token = create_token(
+        &app,
+        &owner,
+        "ci",
+        &["read", "servers:write", "billing:read"],
+    )
+    .await;
     let order = json!({
         "plan": "g-ada", "site": "ams", "name": "API-1",
         "ssh_keys": [KEY, SECOND_KEY],
@@ -53,7 +59,10 @@ async fn a_token_places_an_order_once_per_idempotency_key(db: TestDb) {
     assert_eq!(placed["server_name"], "api-1");
     assert_eq!(placed["image"], "ubuntu-24.04", "the default image");
     assert_eq!(placed["payment_url"], serde_json::Value::Null);
-    assert_eq!(placed["currency"], "EUR", "owners see money");
+    assert_eq!(
+        placed["currency"], "EUR",
+        "owners with billing:read see money"
+    );
     assert!(placed["total_cents"].as_i64().unwrap_or_default() > 0);
     assert!(placed["created_at"]
         .as_str()
@@ -63,14 +72,26 @@ async fn a_token_places_an_order_once_per_idempotency_key(db: TestDb) {
     let keys = app.get_as(&owner, "/en/keys").await.body;
     assert!(keys.contains("ci@example") && keys.contains("second@example"));
 
-    // A retry answers the same order; the same key for another order is refused.
+    // A retry gets the first answer back; the same key for another order is refused.
     let again = post_order(&app, &token, Some("run-1"), &order, "en").await;
-    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.status, 201, "{}", again.body);
+    assert_eq!(again.header("idempotent-replayed"), "true");
     assert_eq!(again.json()["id"], id.as_str());
     let other = json!({ "plan": "g-l40s-x2", "site": "fra", "name": "api-1" });
     let reused = post_order(&app, &token, Some("run-1"), &other, "en").await;
-    assert_eq!(reused.status, 409, "{}", reused.body);
+    assert_eq!(reused.status, 422, "{}", reused.body);
     assert_eq!(reused.code(), "idempotency_key_reused");
+    // The owner's token without billing:read reads the order without money.
+    let no_money = create_token(&app, &owner, "no-money", &["read"]).await;
+    let seen = app
+        .api_get(&format!("/api/v1/orders/{id}"), &no_money)
+        .await
+        .json();
+    assert_eq!(seen["id"], id.as_str());
+    assert!(
+        seen.get("total_cents").is_none() && seen.get("currency").is_none(),
+        "{seen}"
+    );
 
     // Listed and read back; another organization's token finds nothing.
     let list = app.api_get("/api/v1/orders", &token).await;
@@ -107,12 +128,12 @@ async fn refused_orders_say_why_in_the_callers_language(db: TestDb) {
     assert_eq!(forbidden.code(), "insufficient_scope");
 
     let no_key = post_order(&app, &write, None, &order, "en").await;
-    assert_eq!(no_key.status, 422, "{}", no_key.body);
+    assert_eq!(no_key.status, 400, "{}", no_key.body);
     assert_eq!(no_key.code(), "idempotency_key_required");
     let zh = post_order(&app, &write, None, &order, "zh").await;
     assert_eq!(zh.code(), "idempotency_key_required");
     assert!(
-        zh.json()["error"]["message"]
+        zh.json()["title"]
             .as_str()
             .unwrap_or_default()
             .contains("Idempotency-Key 请求头"),
@@ -165,7 +186,7 @@ async fn refused_orders_say_why_in_the_callers_language(db: TestDb) {
         .send()
         .await
         .expect("posting");
-    assert_eq!(bad_json.status().as_u16(), 422);
+    assert_eq!(bad_json.status().as_u16(), 400, "malformed_body");
     let form = app
         .client
         .post(format!("{}/api/v1/orders", app.base))
@@ -200,7 +221,7 @@ async fn sold_out_names_the_sites_that_still_have_the_plan(db: TestDb) {
     let sold_out = post_order(&app, &token, Some("la"), &order, "en").await;
     assert_eq!(sold_out.status, 422, "{}", sold_out.body);
     assert_eq!(sold_out.code(), "sold_out");
-    let sites = sold_out.json()["error"]["sites_with_stock"].clone();
+    let sites = sold_out.json()["sites_with_stock"].clone();
     let sites: Vec<&str> = sites
         .as_array()
         .expect("sites_with_stock")
@@ -225,7 +246,13 @@ async fn technical_tokens_see_their_own_orders_and_no_money(db: TestDb) {
     let app = TestApp::spawn(db).await;
     let owner = app.member("owner@a.example", "Owner", "Org A").await;
     let tech = app.invite(&owner, "tech@a.example", "technical").await;
-    let owner_token = create_token(&app, &owner, "owner", &["read", "servers:write"]).await;
+    let owner_token = create_token(
+        &app,
+        &owner,
+        "owner",
+        &["read", "servers:write", "billing:read"],
+    )
+    .await;
     let tech_token = create_token(&app, &tech, "tech", &["read", "servers:write"]).await;
     let by_owner = post_order(
         &app,
@@ -261,7 +288,8 @@ async fn technical_tokens_see_their_own_orders_and_no_money(db: TestDb) {
         "en",
     )
     .await;
-    assert_eq!(reused.status, 409, "{}", reused.body);
+    assert_eq!(reused.status, 422, "{}", reused.body);
+    assert_eq!(reused.code(), "idempotency_key_reused");
 
     let theirs = app.api_get("/api/v1/orders", &tech_token).await.json();
     let names: Vec<&str> = theirs["data"]

@@ -175,16 +175,24 @@ done"#,
 /// The first lines of every script that calls the API with a token.
 const HEADER: &str = "#!/bin/bash\n. ./api.sh\n";
 
-/// The shape of every error, with a message in the page's language.
-pub fn error_shape(message: &str) -> String {
+/// The shape of every error (RFC 9457), worded in the page's language:
+/// `docs_url` is this page's address, where `type` points.
+pub fn error_shape(docs_url: &str, title: &str, detail: &str) -> String {
     format!(
         r#"HTTP/1.1 403 Forbidden
-Content-Type: application/json
+Content-Type: application/problem+json
+WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="servers:write"
+X-Request-Id: req_0192b3c4d5e6f7a8b9c0d1e2f3a4b5c6
 
-{{"error": {{
+{{
+  "type": "{docs_url}#error-insufficient_scope",
+  "title": "{title}",
+  "status": 403,
+  "detail": "{detail}",
   "code": "insufficient_scope",
-  "message": "{message}"
-}}}}"#
+  "request_id": "req_0192b3c4d5e6f7a8b9c0d1e2f3a4b5c6",
+  "scope": "servers:write"
+}}"#
     )
 }
 

@@ -62,26 +62,41 @@ pub fn ErrorsTable(t: &'static ApiDocs) -> impl IntoView {
     let e = &t.errors;
     let rows = [
         (400, "bad_request", e.bad_request),
+        (400, "malformed_body", e.malformed_body),
+        (400, "invalid_cursor", e.invalid_cursor),
+        (400, "idempotency_key_required", e.idempotency_key_required),
         (401, "unauthorized", e.unauthorized),
+        (401, "token_expired", e.token_expired),
+        (401, "token_revoked", e.token_revoked),
+        (401, "token_creator_lost_role", e.token_creator_lost_role),
         (403, "insufficient_scope", e.insufficient_scope),
         (404, "not_found", e.not_found),
         (405, "method_not_allowed", e.method_not_allowed),
         (409, "conflict", e.conflict),
-        (409, "idempotency_key_reused", e.idempotency_key_reused),
+        (409, "busy", e.busy),
+        (409, "idempotency_key_in_use", e.idempotency_key_in_use),
+        (409, "not_cancellable", e.not_cancellable),
+        (409, "console_unavailable", e.console_unavailable),
         (413, "too_large", e.too_large),
         (415, "unsupported_media_type", e.unsupported_media_type),
         (422, "invalid", e.invalid),
-        (422, "sold_out", e.sold_out),
         (422, "invalid_name", e.invalid_name),
-        (422, "idempotency_key_required", e.idempotency_key_required),
+        (422, "idempotency_key_reused", e.idempotency_key_reused),
+        (422, "unknown_choice", e.unknown_choice),
+        (422, "bad_ssh_key", e.bad_ssh_key),
+        (422, "sold_out", e.sold_out),
         (422, "no_billing_profile", e.no_billing_profile),
+        (422, "daily_order_limit", e.daily_order_limit),
+        (422, "snapshot_quota_full", e.snapshot_quota_full),
+        (422, "snapshots_not_offered", e.snapshots_not_offered),
         (429, "rate_limited", e.rate_limited),
+        (500, "internal", e.internal),
         (503, "unavailable", e.unavailable),
     ]
     .into_iter()
     .map(|(status, code, meaning)| {
         view! {
-            <tr>
+            <tr id=format!("error-{code}")>
                 <td>{status}</td>
                 <th scope="row"><code>{code}</code></th>
                 <td>{prose(meaning)}</td>
@@ -122,8 +137,9 @@ pub fn EndpointsTable(t: &'static ApiDocs) -> impl IntoView {
         ("GET", "/orders", READ, n.orders),
         ("GET", "/orders/{id}", READ, n.order),
         ("GET", "/stock-alerts", READ, n.stock_alerts),
-        ("POST", "/stock-alerts", READ, n.stock_alert_create),
-        ("DELETE", "/stock-alerts/{id}", READ, n.stock_alert_delete),
+        ("GET", "/stock-alerts/{id}", READ, n.stock_alert),
+        ("POST", "/stock-alerts", WRITE, n.stock_alert_create),
+        ("DELETE", "/stock-alerts/{id}", WRITE, n.stock_alert_delete),
         ("POST", "/orders", WRITE, n.order_create),
         ("PATCH", "/servers/{id}", WRITE, n.server_rename),
         ("POST", "/servers/{id}/power", WRITE, n.server_power),

@@ -1,4 +1,5 @@
-//! Stock alerts through the API (`read`): an alert is mailed to the token
+//! Stock alerts through the API (`read` to look, `servers:write` to open
+//! or close one: a read-only token changes nothing): an alert is mailed to the token
 //! creator's address, in the language of the request, once the plan is
 //! free again at the site (`backend::stock_alerts`, as the storefront's
 //! form). A token sees and closes only its creator's open alerts.
@@ -22,17 +23,18 @@ use super::{
 use crate::startup::AppState;
 
 pub fn routes() -> Vec<ApiRoute> {
-    let read = Some(Scope::Read);
+    let (read, write) = (Some(Scope::Read), Some(Scope::ServersWrite));
     vec![
         ApiRoute::get("/api/v1/stock-alerts", read, list_alerts),
-        ApiRoute::post("/api/v1/stock-alerts", read, create_alert),
-        ApiRoute::delete("/api/v1/stock-alerts/{id}", read, delete_alert),
+        ApiRoute::get("/api/v1/stock-alerts/{id}", read, get_alert),
+        ApiRoute::post("/api/v1/stock-alerts", write, create_alert),
+        ApiRoute::delete("/api/v1/stock-alerts/{id}", write, delete_alert),
     ]
 }
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(list_alerts, create_alert, delete_alert),
+    paths(list_alerts, get_alert, create_alert, delete_alert),
     components(schemas(AlertJson, NewAlertJson))
 )]
 pub struct Doc;
@@ -113,15 +115,14 @@ async fn list_alerts(
     tag = "alerts",
     request_body = NewAlertJson,
     responses(
-        (status = 201, description = "Opened", body = AlertJson),
-        (status = 200, description = "Open already", body = AlertJson),
-        (status = 401, description = "No valid token", body = ErrorBody),
-        (status = 403, description = "The token lacks `read`", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 422, description = "`invalid`, `unknown_choice`", body = ErrorBody),
+        (status = 201, description = "Opened", body = AlertJson,
+            headers(("Location" = String, description = "The alert's address in this API"))),
+        (status = 200, description = "Open already", body = AlertJson,
+            headers(("Location" = String, description = "The alert's address in this API"))),
+        (status = 422, description = "`unknown_choice`", body = ErrorBody),
         (status = 429, description = "Too many alert mails to this address; see `Retry-After`", body = ErrorBody),
     ),
-    security(("token" = ["read"]))
+    security(("token" = ["servers:write"]))
 )]
 async fn create_alert(
     State(state): State<Arc<AppState>>,
@@ -130,7 +131,7 @@ async fn create_alert(
 ) -> ApiResult<Response> {
     let same = |a: &OpenAlert| a.plan_id == request.plan && a.site_code == request.site;
     if let Some(open) = open_alerts(&state, &caller).await?.into_iter().find(same) {
-        return Ok((StatusCode::OK, Json(json(open))).into_response());
+        return Ok(located(&state, StatusCode::OK, open));
     }
     // Each new alert mails its confirmation: limited per recipient like
     // the storefront's form, so a loop can't flood the inbox.
@@ -157,7 +158,42 @@ async fn create_alert(
         .into_iter()
         .find(same)
         .ok_or_else(|| ApiError::from(anyhow::anyhow!("the alert just opened is gone")))?;
-    Ok((StatusCode::CREATED, Json(json(opened))).into_response())
+    Ok(located(&state, StatusCode::CREATED, opened))
+}
+
+fn located(state: &AppState, status: StatusCode, alert: OpenAlert) -> Response {
+    let base = state.config.public_base_url.trim_end_matches('/');
+    let location = format!("{base}/api/v1/stock-alerts/{}", alert.id);
+    (
+        status,
+        [(http::header::LOCATION, location)],
+        Json(json(alert)),
+    )
+        .into_response()
+}
+
+/// One of the token creator's open alerts.
+#[utoipa::path(
+    get,
+    path = "/api/v1/stock-alerts/{id}",
+    tag = "alerts",
+    params(("id" = String, Path, description = "The alert's id")),
+    responses(
+        (status = 200, description = "The alert, open", body = AlertJson),
+        (status = 404, description = "No such open alert of the token's creator", body = ErrorBody),
+    ),
+    security(("token" = ["read"]))
+)]
+async fn get_alert(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<AlertJson>> {
+    let open = open_alerts(&state, &caller).await?;
+    let alert = open.into_iter().find(|a| a.id == id);
+    alert
+        .map(|a| Json(json(a)))
+        .ok_or_else(|| caller.error(Problem::NotFound))
 }
 
 impl From<AlertError> for ApiError {
@@ -178,11 +214,9 @@ impl From<AlertError> for ApiError {
     params(("id" = String, Path, description = "The alert's id")),
     responses(
         (status = 204, description = "Closed"),
-        (status = 401, description = "No valid token", body = ErrorBody),
-        (status = 403, description = "The token lacks `read`", body = ErrorBody),
         (status = 404, description = "No such open alert of the token's creator", body = ErrorBody),
     ),
-    security(("token" = ["read"]))
+    security(("token" = ["servers:write"]))
 )]
 async fn delete_alert(
     State(state): State<Arc<AppState>>,

@@ -78,7 +78,7 @@ pub async fn authenticate(
     let checked = api_tokens::authenticate(&state.db, &state.clock, secret, Some(ip)).await?;
     let token = checked.map_err(|refused| {
         let problem = match refused {
-            Refused::Unknown => Problem::Unauthorized,
+            Refused::Unknown => Problem::TokenUnknown,
             Refused::Expired => Problem::TokenExpired,
             Refused::Revoked => Problem::TokenRevoked,
             Refused::CreatorLostRole => Problem::TokenCreatorLostRole,
@@ -140,8 +140,10 @@ impl<S: Send + Sync> FromRequestParts<S> for ApiLang {
     }
 }
 
-/// A JSON request body; a wrong content type, bad JSON or missing fields
-/// answer in the API's error shape.
+/// A JSON request body: one JSON object (an array would be read by
+/// position, `["g-l40s","ams","x"]` as an order), with only the fields its
+/// type names (every body type denies unknown fields). A wrong content type,
+/// bad JSON or wrong fields answer in the API's error shape.
 pub struct Body<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
@@ -150,8 +152,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         use axum::extract::rejection::JsonRejection;
         let lang = lang_of(req.headers());
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(value)) => Ok(Body(value)),
+        let value = match Json::<serde_json::Value>::from_request(req, state).await {
+            Ok(Json(value)) => value,
             Err(rejection) => {
                 let problem = match rejection {
                     JsonRejection::MissingJsonContentType(_) => Problem::UnsupportedMediaType,
@@ -160,11 +162,42 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                     {
                         Problem::TooLarge
                     }
-                    _ => Problem::Invalid,
+                    _ => Problem::MalformedBody,
                 };
-                Err(ApiError::new(problem, lang))
+                return Err(ApiError::new(problem, lang));
             }
+        };
+        if !value.is_object() {
+            return Err(ApiError::new(Problem::MalformedBody, lang));
         }
+        serde_path_to_error::deserialize(value)
+            .map(Body)
+            .map_err(|error| {
+                let mut refused = ApiError::new(Problem::Invalid, lang);
+                refused.field = field_at_fault(&error);
+                refused
+            })
+    }
+}
+
+/// The field a body was refused for: its path, or for an unknown or
+/// missing field (reported at the object holding it) the name serde quotes.
+fn field_at_fault(error: &serde_path_to_error::Error<serde_json::Error>) -> Option<String> {
+    let message = error.inner().to_string();
+    let named = ["unknown field `", "missing field `"]
+        .iter()
+        .find_map(|prefix| message.split_once(prefix))
+        .and_then(|(_, rest)| rest.split('`').next());
+    let path = error.path().to_string();
+    let path = (path != ".").then_some(path);
+    match (path, named) {
+        (Some(path), Some(name)) if path == name || path.ends_with(&format!(".{name}")) => {
+            Some(path)
+        }
+        (Some(path), Some(name)) => Some(format!("{path}.{name}")),
+        (Some(path), None) => Some(path),
+        (None, Some(name)) => Some(name.to_owned()),
+        (None, None) => None,
     }
 }
 
@@ -172,7 +205,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
 #[derive(Deserialize, Default, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
-    /// 1–100, default 50.
+    /// 1–100, default 50; outside that range: 400.
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -201,6 +235,15 @@ pub fn sort_key(created_at: i64, id: impl std::fmt::Display) -> String {
 }
 
 impl PageQuery {
+    /// The page size asked for: 1–100 or the request is refused (a page of
+    /// 2,147,483,648 is a mistake, not a wish).
+    pub fn limit(&self) -> Result<usize, Problem> {
+        match self.limit.unwrap_or(50) {
+            limit @ 1..=100 => Ok(limit as usize),
+            _ => Err(Problem::BadRequest),
+        }
+    }
+
     /// The page of `items` after the cursor. `items` are sorted by `key`
     /// (see [`sort_key`]), oldest first or `newest_first`. A cursor is the
     /// last key of a page, hex-encoded so clients treat it as opaque; an
@@ -212,7 +255,9 @@ impl PageQuery {
         newest_first: bool,
         lang: Lang,
     ) -> Result<ListPage<T>, ApiError> {
-        let limit = self.limit.unwrap_or(50).clamp(1, 100) as usize;
+        let limit = self
+            .limit()
+            .map_err(|problem| ApiError::new(problem, lang))?;
         let after = match self.cursor.as_deref().filter(|c| !c.is_empty()) {
             Some(cursor) => {
                 Some(unhex(cursor).ok_or_else(|| ApiError::new(Problem::InvalidCursor, lang))?)

@@ -12,7 +12,6 @@ use backend::api_tokens::Scope;
 use backend::console::{self, ConsoleError};
 use backend::fleet::ConsoleKind;
 use domain::ServerId;
-use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
@@ -34,6 +33,7 @@ pub fn routes() -> Vec<ApiRoute> {
 pub struct Doc;
 
 #[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TicketRequest {
     /// `serial` or `vnc`.
     pub kind: String,
@@ -53,8 +53,10 @@ pub struct TicketJson {
 #[utoipa::path(post, path = "/api/v1/servers/{id}/console-tickets", tag = "servers",
     params(("id" = String, Path)), request_body = TicketRequest,
     security(("token" = ["servers:write"])),
-    responses((status = 201, body = TicketJson), (status = 409, body = ErrorBody),
-        (status = 429, body = ErrorBody)))]
+    responses((status = 200, description = "A ticket: nothing is created that has an address of its own", body = TicketJson),
+        (status = 409, description = "The console is not available now (`console_unavailable`)", body = ErrorBody),
+        (status = 422, description = "`kind` is not `serial` or `vnc` (`unknown_choice`)", body = ErrorBody),
+        (status = 429, description = "Over the member's console ticket limit (`rate_limited`)", body = ErrorBody)))]
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
@@ -84,7 +86,7 @@ pub async fn create(
         kind: kind.as_str().to_owned(),
         expires_at: domain::time::format_iso(now + console::TICKET_LIFETIME_SECS),
     };
-    Ok((StatusCode::CREATED, Json(json)).into_response())
+    Ok(Json(json).into_response())
 }
 
 impl From<ConsoleError> for ApiError {

@@ -19,10 +19,20 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
             "请求无法解析：请检查路径参数和查询参数。",
             "The request could not be read: check its path and query parameters.",
         ),
+        MalformedBody => (
+            "malformed_body",
+            "请求体必须是一个 JSON 对象（不能是数组或其他值），且只含本接口文档列出的字段。",
+            "The request body must be one JSON object (not an array or another value) with only the fields this endpoint documents.",
+        ),
         Unauthorized => (
             "unauthorized",
             "需要有效的 API 令牌：请发送 Authorization: Bearer gpu_…（在控制台的“API 令牌”页面创建）。",
             "A valid API token is required: send Authorization: Bearer gpu_… (create one on the portal's API tokens page).",
+        ),
+        TokenUnknown => (
+            "unauthorized",
+            "没有这个 API 令牌：请检查是否完整复制了令牌，或创建一个新令牌。",
+            "No API token has this secret: check that it was copied whole, or create a new one.",
         ),
         TokenExpired => (
             "token_expired",
@@ -66,8 +76,13 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         IdempotencyKeyReused => (
             "idempotency_key_reused",
-            "此 Idempotency-Key 已用于另一个不同的订单。",
-            "This Idempotency-Key was already used for a different order.",
+            "此 Idempotency-Key 已用于另一个内容不同的请求：每个新请求请使用新的键。",
+            "This Idempotency-Key was already used for a request with another body or path: use a new key for each new request.",
+        ),
+        IdempotencyKeyInUse => (
+            "idempotency_key_in_use",
+            "使用此 Idempotency-Key 的请求仍在处理中，请稍后再重试。",
+            "A request with this Idempotency-Key is still being processed; retry in a moment.",
         ),
         TooLarge => (
             "too_large",
@@ -86,8 +101,8 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         InvalidName => (
             "invalid_name",
-            "名称不符合要求：服务器名为 1–63 个字母、数字或连字符；快照名为 1–60 个字符。",
-            "The name is not valid: server names are 1–63 letters, digits and hyphens; snapshot names 1–60 characters.",
+            "名称不符合要求：服务器名为 1–63 个字母、数字或连字符；快照名为 1–63 个字母、数字、连字符、点或下划线，且在同一服务器上唯一。",
+            "The name is not valid: server names are 1–63 letters, digits and hyphens; snapshot names 1–63 letters, digits, hyphens, dots or underscores, unique per server.",
         ),
         InvalidCursor => (
             "invalid_cursor",
@@ -96,8 +111,8 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         IdempotencyKeyRequired => (
             "idempotency_key_required",
-            "下单需要 Idempotency-Key 请求头（1–100 个字符），以便安全重试。",
-            "Placing an order needs an Idempotency-Key header (1–100 characters), so retries are safe.",
+            "此请求需要 Idempotency-Key 请求头（1–100 个可打印 ASCII 字符），以便安全重试。",
+            "This request needs an Idempotency-Key header (1–100 printable ASCII characters), so retries are safe.",
         ),
         UnknownChoice => (
             "unknown_choice",
@@ -151,8 +166,13 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         Unavailable => (
             "unavailable",
-            "服务暂时不可用，请稍后重试。",
-            "The service is unavailable for a moment; retry shortly.",
+            "服务暂时不可用，请在 Retry-After 指定的秒数后重试。",
+            "The service is unavailable for a moment; retry after the seconds in Retry-After.",
+        ),
+        Internal => (
+            "internal",
+            "我们这边出错了，已记录在日志中。请把 request_id 告诉支持人员。",
+            "Something went wrong on our side and was logged. Quote the request_id to support.",
         ),
     }
 }

@@ -10,6 +10,7 @@ mod caller;
 mod console;
 pub mod error;
 mod feed;
+mod idempotency;
 mod messages;
 pub mod openapi;
 mod orders;
@@ -28,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, MethodFilter, MethodRouter};
 use axum::Router;
 use backend::api_tokens::Scope;
-use http::Method;
+use http::{HeaderValue, Method};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -138,6 +139,23 @@ pub fn inventory() -> Vec<(String, String, Option<&'static str>)> {
 #[derive(Clone)]
 struct Rules(Arc<HashMap<(Method, &'static str), Option<Scope>>>);
 
+impl Rules {
+    /// The methods a path answers, for a 405's `Allow`.
+    fn allow(&self, path: &str) -> String {
+        let mut methods: Vec<&str> = self
+            .0
+            .keys()
+            .filter(|(_, p)| *p == path)
+            .map(|(m, _)| m.as_str())
+            .collect();
+        if methods.contains(&"GET") {
+            methods.push("HEAD");
+        }
+        methods.sort_unstable();
+        methods.join(", ")
+    }
+}
+
 /// The API's router: its routes behind the guard, and JSON answers for
 /// unknown paths (404) and methods (405).
 pub fn router(state: Arc<AppState>) -> Router<Arc<AppState>> {
@@ -173,37 +191,88 @@ async fn method_not_allowed(lang: ApiLang) -> Response {
     ApiError::new(Problem::MethodNotAllowed, lang.0).into_response()
 }
 
-/// Public routes pass; the others need a bearer token that works, has the
-/// route's scope and is within its rate limit. The caller is then in the
-/// request's extensions for the handler.
+/// Every API request passes here: it gets an id (`X-Request-Id`, also in
+/// error bodies), and its error answers are worded in the caller's
+/// language. Public routes then pass; the others need a bearer token that
+/// works, has the route's scope and is within its rate limit. The caller is
+/// then in the request's extensions for the handler.
 async fn guard(
     State((state, rules)): State<(Arc<AppState>, Rules)>,
-    mut req: Request,
+    req: Request,
     next: Next,
 ) -> Response {
     let lang = error::lang_of(req.headers());
+    let context = error::RequestContext {
+        id: request_id(req.headers()),
+        base_url: state
+            .config
+            .public_base_url
+            .trim_end_matches('/')
+            .to_owned(),
+    };
+    let path = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_owned());
+    let mut response = admit(&state, &rules, req, next, lang).await;
+    if response.status() == http::StatusCode::METHOD_NOT_ALLOWED {
+        if let Some(allow) = path.and_then(|p| HeaderValue::from_str(&rules.allow(&p)).ok()) {
+            response.headers_mut().insert(http::header::ALLOW, allow);
+        }
+    }
+    let mut response = error::finish(response, lang, &context);
+    if let Ok(id) = HeaderValue::from_str(&context.id) {
+        response.headers_mut().insert("x-request-id", id);
+    }
+    response
+}
+
+async fn admit(
+    state: &AppState,
+    rules: &Rules,
+    mut req: Request,
+    next: Next,
+    lang: domain::Lang,
+) -> Response {
     let scope = req
         .extensions()
         .get::<MatchedPath>()
         .and_then(|m| rules.0.get(&(req.method().clone(), m.as_str())).copied())
         .flatten();
     let Some(scope) = scope else {
-        return error::localize(next.run(req).await, lang);
+        return next.run(req).await;
     };
-    let ip = super::auth::client_ip(&state, &req);
-    let caller = match caller::authenticate(&state, req.headers(), &ip, lang).await {
+    let ip = super::auth::client_ip(state, &req);
+    let caller = match caller::authenticate(state, req.headers(), &ip, lang).await {
         Ok(caller) => caller,
         Err(error) => return error.into_response(),
     };
     if !caller.scopes.contains(&scope) {
-        return ApiError::new(Problem::InsufficientScope, lang).into_response();
+        let mut error = ApiError::new(Problem::InsufficientScope, lang);
+        error.scope = Some(scope.as_str());
+        return error.into_response();
     }
-    let window = match caller::count_request(&state, &caller, lang).await {
+    let window = match caller::count_request(state, &caller, lang).await {
         Ok(window) => window,
         Err(response) => return response,
     };
     req.extensions_mut().insert(caller);
-    let mut response = error::localize(next.run(req).await, lang);
+    let mut response = idempotency::once(state, req, next).await;
     caller::rate_headers(response.headers_mut(), window);
     response
+}
+
+/// The id a proxy in front gave the request (`X-Request-Id`, if it looks
+/// like one), else a new one.
+fn request_id(headers: &http::HeaderMap) -> String {
+    headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| {
+            (8..=64).contains(&v.len())
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("req_{}", backend::db::new_id().replace('-', "")))
 }

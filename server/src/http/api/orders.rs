@@ -39,8 +39,8 @@ pub fn routes() -> Vec<ApiRoute> {
 )]
 pub struct Doc;
 
-/// An order. The amounts are present only for owners' and billing
-/// members' tokens.
+/// An order. The amounts are present only for tokens with `billing:read`
+/// (which only owners and billing members can give a token).
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct OrderJson {
     id: String,
@@ -101,8 +101,10 @@ pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> Or
     }
 }
 
-pub(super) fn sees_money(role: Role) -> bool {
-    MONEY.allows(false, Some(role))
+/// Amounts follow the token, not only its creator: a token without
+/// `billing:read` shows none, whoever made it.
+pub(super) fn sees_money(caller: &ApiCaller) -> bool {
+    MONEY.allows(false, Some(caller.role)) && caller.scopes.contains(&Scope::BillingRead)
 }
 
 /// The caller's order; another organization's (or, for a technical
@@ -141,7 +143,7 @@ async fn list_orders(
     let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
     let list = orders::list(&state.db, &caller.organization_id, placed_by).await?;
     let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
-    let money = sees_money(caller.role);
+    let money = sees_money(&caller);
     Ok(Json(ListPage {
         data: page
             .data
@@ -172,5 +174,5 @@ async fn get_order(
     ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderJson>> {
     let order = visible_order(&state, &caller, &id).await?;
-    Ok(Json(json(order, sees_money(caller.role), None)))
+    Ok(Json(json(order, sees_money(&caller), None)))
 }

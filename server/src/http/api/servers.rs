@@ -178,6 +178,7 @@ pub async fn show(
 }
 
 #[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Rename {
     /// 1–63 letters, digits and hyphens.
     pub name: String,
@@ -200,6 +201,7 @@ pub async fn rename(
 }
 
 #[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Power {
     /// `reboot` (clean, through the OS) or `power_cycle` (hard, through the BMC).
     pub action: String,
@@ -227,6 +229,7 @@ pub async fn power(
 }
 
 #[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
 pub struct Cancel {
     /// One of the server's `cancellable_at` dates (RFC 3339 or
     /// `YYYY-MM-DD`); omitted: the end of the current term.

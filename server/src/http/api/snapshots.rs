@@ -128,6 +128,7 @@ pub async fn list(
 }
 
 #[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TakeSnapshot {
     /// 1–63 letters, digits, `-`, `.` or `_`; unique per server.
     pub name: String,

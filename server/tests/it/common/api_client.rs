@@ -17,7 +17,7 @@ impl Answer {
     pub fn code(&self) -> String {
         serde_json::from_str::<serde_json::Value>(&self.body)
             .ok()
-            .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
+            .and_then(|v| v["code"].as_str().map(str::to_owned))
             .unwrap_or_default()
     }
 
@@ -54,6 +54,7 @@ impl TestApp {
         body: Option<&serde_json::Value>,
         headers: &[(&str, &str)],
     ) -> Answer {
+        let method_name = method;
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
         let mut request = client.request(method, format!("{}{path}", self.base));
         if let Some(token) = token {
@@ -68,11 +69,19 @@ impl TestApp {
             request = request.header(*name, *value);
         }
         let response = request.send().await.expect("sending the API request");
-        Answer {
+        let answer = Answer {
             status: response.status().as_u16(),
             headers: response.headers().clone(),
             body: response.text().await.expect("reading the API answer"),
-        }
+        };
+        super::contract::check(
+            method_name,
+            path,
+            answer.status,
+            &answer.headers,
+            &answer.body,
+        );
+        answer
     }
 
     pub async fn api_get(&self, path: &str, token: &str) -> Answer {

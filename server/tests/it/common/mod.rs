@@ -6,6 +6,7 @@ pub mod api;
 pub mod api_client;
 pub mod billing_profile;
 pub mod console;
+pub mod contract;
 pub mod redfish_bmc;
 pub mod stripe_double;
 pub mod vies_double;
@@ -115,6 +116,7 @@ impl TestApp {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body = response.text().await.expect("reading the body");
+        contract::check("GET", path, status, &headers, &body);
         Page {
             status,
             headers,

@@ -122,24 +122,24 @@ async fn keys(
     Ok((ids, Some(last)))
 }
 
-/// Places an order, once per `Idempotency-Key`: a retry answers the same
-/// order with 200. With card billing the answer has a `payment_url` and
+/// Places an order, once per `Idempotency-Key`: a retry with the same key
+/// and body gets the first answer back (`Idempotent-Replayed: true`); the
+/// key reused with another body is a 422. With card billing the answer has a `payment_url` and
 /// the order stays `held` until paid; with invoice billing it is confirmed
 /// at once and its server is being provisioned.
 #[utoipa::path(
     post,
     path = "/api/v1/orders",
     tag = "orders",
-    params(("Idempotency-Key" = String, Header, description = "1–100 characters, unique per order")),
+    params(("Idempotency-Key" = String, Header, description = "Required: 1–100 printable ASCII characters (a UUID, say), new for each order; a retry sends the same key and body", min_length = 1, max_length = 100)),
     request_body = NewOrderJson,
     responses(
-        (status = 201, description = "Placed", body = OrderJson),
-        (status = 200, description = "Placed before with this key", body = OrderJson),
-        (status = 401, description = "No valid token", body = ErrorBody),
-        (status = 403, description = "The token lacks `servers:write`", body = ErrorBody),
-        (status = 409, description = "`idempotency_key_reused`", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 422, description = "`invalid`, `idempotency_key_required`, `sold_out` (with `sites_with_stock`), `unknown_choice`, `invalid_name`, `bad_ssh_key`, `no_billing_profile`, `daily_order_limit`", body = ErrorBody),
+        (status = 201, description = "Placed", body = OrderJson,
+            headers(("Location" = String, description = "The order's address in this API"))),
+        (status = 200, description = "Placed more than a day ago with this key (the order is kept once per key)", body = OrderJson,
+            headers(("Location" = String, description = "The order's address in this API"))),
+        (status = 400, description = "No `Idempotency-Key`, or a malformed one (`idempotency_key_required`)", body = ErrorBody),
+        (status = 422, description = "`sold_out` (with `sites_with_stock`), `unknown_choice`, `invalid_name`, `bad_ssh_key`, `no_billing_profile`, `daily_order_limit`, `idempotency_key_reused`", body = ErrorBody),
     ),
     security(("token" = ["servers:write"]))
 )]
@@ -202,6 +202,7 @@ pub(super) async fn place_order(
     } else {
         StatusCode::OK
     };
-    let body = json(order, sees_money(caller.role), payment_url);
-    Ok((status, Json(body)).into_response())
+    let body = json(order, sees_money(&caller), payment_url);
+    let location = format!("{return_to}/api/v1/orders/{}", body.id);
+    Ok((status, [(http::header::LOCATION, location)], Json(body)).into_response())
 }

@@ -7,8 +7,10 @@ use axum::Json;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::error::{ErrorBody, ErrorDetail};
+use super::error::ErrorBody;
 use super::ApiRoute;
+
+mod common;
 
 pub fn routes() -> Vec<ApiRoute> {
     vec![ApiRoute::get("/api/v1/openapi.json", None, document)]
@@ -23,7 +25,7 @@ pub fn routes() -> Vec<ApiRoute> {
             Human documentation: /en/docs/api (English), /zh/docs/api (中文)."
     ),
     paths(document),
-    components(schemas(ErrorBody, ErrorDetail)),
+    components(schemas(ErrorBody)),
     modifiers(&BearerTokens),
     tags(
         (name = "catalog", description = "Plans, stock and latency: public, cacheable"),
@@ -49,9 +51,10 @@ impl Modify for BearerTokens {
 }
 
 /// The document: this module's part and each capability's (`Doc` in
-/// each module lists its own handlers), built once.
-pub fn full() -> &'static utoipa::openapi::OpenApi {
-    static DOCUMENT: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+/// each module lists its own handlers), with what every operation shares
+/// (`common.rs`), built once.
+pub fn full() -> &'static serde_json::Value {
+    static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     DOCUMENT.get_or_init(|| {
         use super::{alerts, billing, console, feed, orders, public, servers, snapshots, stock};
         let mut document = ApiDoc::openapi();
@@ -68,6 +71,8 @@ pub fn full() -> &'static utoipa::openapi::OpenApi {
         ] {
             document.merge(part);
         }
+        let mut document = serde_json::to_value(document).expect("the document is JSON");
+        common::complete(&mut document);
         document
     })
 }
