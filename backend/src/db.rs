@@ -175,15 +175,24 @@ fn create_sqlite_parent(url: &str) -> Result<(), DbError> {
     Ok(())
 }
 
-/// A new application-made id: time-ordered, so indexes stay compact.
-/// Whether a failure was the pool having no free connection in time: the
-/// database is busy, not broken, and a retry soon may work.
-pub fn is_busy(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|e| matches!(e.downcast_ref(), Some(sqlx::Error::PoolTimedOut)))
+/// Whether a failure was the database out of reach (no free connection in
+/// time, the connection lost or refused) rather than a fault of ours: a
+/// retry soon may work.
+pub fn is_unavailable(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        matches!(
+            e.downcast_ref(),
+            Some(
+                sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::Io(_)
+                    | sqlx::Error::WorkerCrashed
+            )
+        )
+    })
 }
 
+/// A new application-made id: time-ordered, so indexes stay compact.
 pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }

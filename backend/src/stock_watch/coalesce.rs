@@ -101,8 +101,26 @@ impl Ticket {
             .map_err(|_| anyhow::anyhow!("the stock watch stopped"))?;
         match &answer.value {
             Ok(value) => Ok(*value),
-            Err(error) => Err(anyhow::anyhow!("{error:#}")),
+            Err(error) => Err(anyhow::Error::new(Shared(error.clone()))),
         }
+    }
+}
+
+/// One failed read, answered to every waiter: its causes stay reachable
+/// (`source`), so a caller can still tell a database out of reach.
+#[derive(Debug)]
+struct Shared(Arc<anyhow::Error>);
+
+impl std::fmt::Display for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for Shared {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let inner: &(dyn std::error::Error + 'static) = (*self.0).as_ref();
+        inner.source()
     }
 }
 

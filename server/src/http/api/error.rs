@@ -183,13 +183,13 @@ impl From<Problem> for ApiError {
     }
 }
 
-/// A failure of ours, logged with its cause. A database that has no free
-/// connection for a while is a 503 worth retrying; anything else is a bug
-/// (500), and retrying it would not help.
+/// A failure, logged with its cause. A database out of reach is a 503
+/// worth retrying; anything else is a bug of ours (500), and retrying it
+/// would not help.
 impl From<anyhow::Error> for ApiError {
     fn from(cause: anyhow::Error) -> ApiError {
         tracing::error!(error = %format!("{cause:#}"), "API request failed");
-        if backend::db::is_busy(&cause) {
+        if backend::db::is_unavailable(&cause) {
             let mut error = ApiError::from(Problem::Unavailable);
             error.retry_after = Some(2);
             return error;
