@@ -25,6 +25,11 @@ const KEY_REQUIRED: &[(Method, &str)] = &[(Method::POST, "/api/v1/orders")];
 /// the same.
 const BODY_LIMIT: usize = 1 << 20;
 
+/// The request's checked key, for a handler that keeps its own record of
+/// it (orders are kept once per key).
+#[derive(Clone)]
+pub struct IdempotencyKey(pub String);
+
 /// Runs `req` (already admitted: its caller is known) at most once per key.
 pub async fn once(state: &AppState, req: Request, next: Next) -> Response {
     if !matches!(*req.method(), Method::POST | Method::PATCH) {
@@ -54,7 +59,8 @@ pub async fn once(state: &AppState, req: Request, next: Next) -> Response {
             }
         },
     };
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    parts.extensions.insert(IdempotencyKey(key.clone()));
     let Ok(bytes) = to_bytes(body, BODY_LIMIT).await else {
         return caller.error(Problem::TooLarge).into_response();
     };

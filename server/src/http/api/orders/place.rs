@@ -3,15 +3,16 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use backend::billing::Checkout;
 use backend::orders::{self, NewOrder, OrderError};
 use backend::ssh_keys::{self, PublicKey};
-use http::{HeaderMap, StatusCode};
+use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
 
 use super::super::error::ErrorBody;
+use super::super::idempotency::IdempotencyKey;
 use super::super::{ApiCaller, ApiError, ApiResult, Body, Problem};
 use super::{json, sees_money, visible_order, OrderJson};
 use crate::startup::AppState;
@@ -67,17 +68,6 @@ impl From<OrderError> for ApiError {
         };
         problem.into()
     }
-}
-
-/// The `Idempotency-Key` header: 1–100 characters.
-fn idempotency_key(caller: &ApiCaller, headers: &HeaderMap) -> ApiResult<String> {
-    headers
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| (1..=100).contains(&k.chars().count()))
-        .map(str::to_owned)
-        .ok_or_else(|| caller.error(Problem::IdempotencyKeyRequired))
 }
 
 /// The keys to install: saved ids as given, and the pasted ones. The
@@ -146,10 +136,13 @@ async fn keys(
 pub(super) async fn place_order(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    headers: HeaderMap,
+    key: Option<Extension<IdempotencyKey>>,
     Body(request): Body<NewOrderJson>,
 ) -> ApiResult<Response> {
-    let key = idempotency_key(&caller, &headers)?;
+    // Checked (and required on this route) by the API's idempotency layer.
+    let Some(Extension(IdempotencyKey(key))) = key else {
+        return Err(caller.error(Problem::IdempotencyKeyRequired));
+    };
     let (ssh_key_ids, new_key) = keys(&state, &caller, &request).await?;
     let catalog = state.facts.current().await?.facts.catalog.clone();
     let new = NewOrder {
