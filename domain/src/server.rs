@@ -205,6 +205,16 @@ pub enum ShownState {
 }
 
 impl ShownState {
+    pub const ALL: [ShownState; 7] = [
+        ShownState::Pending,
+        ShownState::Provisioning,
+        ShownState::Running,
+        ShownState::Rebooting,
+        ShownState::Restoring,
+        ShownState::Maintenance,
+        ShownState::Failed,
+    ];
+
     pub fn of(state: ServerState, step: Step) -> ShownState {
         match (state, step) {
             (ServerState::Rebooting, Step::Restore) => ShownState::Restoring,

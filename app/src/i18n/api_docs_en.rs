@@ -135,6 +135,15 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
     examples_intro: &[
         "The examples are bash scripts using curl and `jq`. Save the first block as `api.sh` in the folder you run them from: it holds your token and the `api` helper the scripts call.",
     ],
+    compose_example: Example {
+        heading: "Compose an order",
+        intro: &[
+            "Everything an order names can be listed: sites, images and add-ons need no token. Save your SSH key once and name it by id. A quote prices the choice with VAT for your organization’s billing profile and says whether a host is free at the site now; it holds nothing (scope `read`; saving a key needs `servers:write`).",
+        ],
+        after: &[
+            "Without a billing profile `vat` and `total_cents` are `null`: an owner or billing member fills in the profile in the portal first.",
+        ],
+    },
     order_example: Example {
         heading: "Order a server and wait for it",
         intro: &[
@@ -162,11 +171,14 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         ],
         after: &[],
     },
-    watch_alert: "Or let us write to you: a stock alert mails the token’s creator when the plan is back at that site (scope `read`).",
+    watch_alert: "Or let us write to you: a stock alert mails the token’s creator when the plan is back at that site (scope `servers:write`).",
     comments: Comments {
         setup_token: "Your token, from the API tokens page (shown once).",
         setup_stop: "Stop at the first failed request.",
         setup_helper: "Every call below sends the token and asks for English messages.",
+        compose_choices: "The sites, images and add-ons an order may name.",
+        compose_key: "Save your public key once; orders name it by id.",
+        compose_quote: "The monthly price with VAT, and whether a host is free there now.",
         order_place: "Place the order. curl retries a lost answer with the same key, which never orders twice.",
         order_paid: "Wait until the order has a server (after payment, if it needs one).",
         order_poll: "Print the step and progress every 10 s until the server runs.",
@@ -199,6 +211,15 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         servers: "Your servers (paginated).",
         server: "One server: state, progress, addresses, telemetry.",
         snapshots: "A server’s snapshots.",
+        snapshot: "One snapshot: state and progress.",
+        sites: "The sites: code, city, country.",
+        images: "The operating system images an order may name.",
+        addons: "The add-ons and their monthly price per plan.",
+        quote: "Price a plan with add-ons (VAT for your billing profile) and see whether a host is free now.",
+        ssh_keys: "Your saved SSH keys.",
+        ssh_key: "One of your SSH keys.",
+        ssh_key_add: "Save an SSH public key.",
+        ssh_key_delete: "Delete a saved SSH key (servers keep it).",
         orders: "Your orders (paginated).",
         order: "One order.",
         stock_alerts: "Your stock alerts.",

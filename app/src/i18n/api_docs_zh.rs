@@ -135,6 +135,15 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
     examples_intro: &[
         "示例都是使用 curl 和 `jq` 的 bash 脚本。请把第一段保存为 `api.sh`，放在运行脚本的目录中：其中是您的令牌，以及各脚本调用的辅助函数 `api`。",
     ],
+    compose_example: Example {
+        heading: "组合一份订单",
+        intro: &[
+            "订单里能填的每一项都可以先列出来：站点、系统镜像和附加服务无需令牌。SSH 密钥保存一次，之后按 ID 引用。报价按贵组织的账单资料计算含增值税的月价，并说明该站点现在是否有空闲主机；报价不会预留任何主机（需要 `read` 权限；保存密钥需要 `servers:write`）。",
+        ],
+        after: &[
+            "尚未填写账单资料时，`vat` 和 `total_cents` 为 `null`：请所有者或账务成员先在门户中填写账单资料。",
+        ],
+    },
     order_example: Example {
         heading: "订购一台服务器并等待其就绪",
         intro: &[
@@ -162,11 +171,14 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         ],
         after: &[],
     },
-    watch_alert: "也可以让我们通知您：创建到货提醒后，当该站点重新有这个方案时，我们会发邮件给令牌的创建者（需要 `read` 权限）。",
+    watch_alert: "也可以让我们通知您：创建到货提醒后，当该站点重新有这个方案时，我们会发邮件给令牌的创建者（需要 `servers:write` 权限）。",
     comments: Comments {
         setup_token: "您的令牌，来自 API 令牌页面（只显示一次）。",
         setup_stop: "任何请求失败即停止。",
         setup_helper: "下面每个调用都会带上令牌，并要求中文错误说明。",
+        compose_choices: "订单可以选择的站点、系统镜像和附加服务。",
+        compose_key: "公钥保存一次，订单按 ID 引用。",
+        compose_quote: "含增值税的月价，以及该站点现在是否有空闲主机。",
         order_place: "下单。响应丢失时 curl 会用同一个键重试，绝不会重复下单。",
         order_paid: "等待订单有了对应的服务器（如需付款，则在付款之后）。",
         order_poll: "每 10 秒输出一次步骤和进度，直到服务器运行。",
@@ -199,6 +211,15 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         servers: "您的服务器（分页）。",
         server: "单台服务器：状态、进度、地址、遥测数据。",
         snapshots: "服务器的快照。",
+        snapshot: "单个快照：状态和进度。",
+        sites: "各站点：代码、城市、国家。",
+        images: "订单可以选择的系统镜像。",
+        addons: "附加服务及其在各方案下的月价。",
+        quote: "为方案和附加服务报价（按您的账单资料计算增值税），并查看现在是否有空闲主机。",
+        ssh_keys: "您保存的 SSH 密钥。",
+        ssh_key: "您的某个 SSH 密钥。",
+        ssh_key_add: "保存一个 SSH 公钥。",
+        ssh_key_delete: "删除一个已保存的 SSH 密钥（已安装该密钥的服务器不受影响）。",
         orders: "您的订单（分页）。",
         order: "单笔订单。",
         stock_alerts: "您的到货提醒。",

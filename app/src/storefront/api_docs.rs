@@ -147,6 +147,7 @@ pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
                 <h2 id=worked.0>{worked.1}</h2>
                 {paras(t.examples_intro)}
                 {code_block(examples::setup(&api, lang, c))}
+                {example("compose-an-order", &t.compose_example, examples::compose_order(c))}
                 {example("order-and-wait", &t.order_example, examples::order_and_wait(c))}
                 {example("snapshot-before-upgrade", &t.snapshot_example, examples::snapshot_before_upgrade(c))}
                 {example("watch-stock", &t.watch_example, examples::watch_stock(&api, c))}

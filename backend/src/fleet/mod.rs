@@ -48,6 +48,8 @@ pub enum PowerAction {
 }
 
 impl PowerAction {
+    pub const ALL: [PowerAction; 2] = [PowerAction::Reboot, PowerAction::PowerCycle];
+
     pub fn as_str(self) -> &'static str {
         match self {
             PowerAction::Reboot => "reboot",
@@ -80,9 +82,7 @@ impl PowerAction {
     }
 
     pub fn parse(raw: &str) -> Option<PowerAction> {
-        [PowerAction::Reboot, PowerAction::PowerCycle]
-            .into_iter()
-            .find(|a| a.as_str() == raw)
+        PowerAction::ALL.into_iter().find(|a| a.as_str() == raw)
     }
 }
 

@@ -160,11 +160,17 @@ pub async fn summary(
         }
         None => (None, None, None),
     };
-    // Without a billing profile: plan and add-ons ex VAT.
-    let priced = addon_ids
-        .iter()
-        .filter_map(|id| Some((id.clone(), catalog.addon(id)?.price_for(&plan.id)?)))
-        .collect();
+    // Without a billing profile: plan and add-ons ex VAT, each add-on once
+    // (as `quote` counts them).
+    let mut priced: Vec<(String, domain::Money)> = Vec::new();
+    for id in addon_ids {
+        if priced.iter().any(|(have, _)| have == id) {
+            continue;
+        }
+        if let Some(price) = catalog.addon(id).and_then(|a| a.price_for(&plan.id)) {
+            priced.push((id.clone(), price));
+        }
+    }
     let net = Quote::new(plan.monthly_price, priced, VatTreatment::OutsideEu).net;
     Ok(Summary {
         quote,

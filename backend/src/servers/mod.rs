@@ -74,12 +74,16 @@ pub struct Server {
     /// The hostname the installed system was given (its name when it was
     /// installed; a rename here does not change it). `None` until then.
     pub hostname: Option<String>,
+    /// Where its payments stand: `suspended` means its public network and
+    /// console are cut until an overdue invoice is paid (dunning decides).
+    pub billing_state: domain::server::BillingState,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
-    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys, s.hostname";
+    s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys, s.hostname, \
+    s.billing_state";
 
 impl Server {
     /// What its terms are counted from: Stripe's billing anchor when Stripe

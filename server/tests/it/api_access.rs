@@ -42,6 +42,17 @@ const ROWS: &[Row] = &[
     ("GET", "/api/v1/stock", "/api/v1/stock", None, PUBLIC),
     ("GET", "/api/v1/stock/feed.atom", "/api/v1/stock/feed.atom", None, PUBLIC),
     ("GET", "/api/v1/latency", "/api/v1/latency", None, PUBLIC),
+    ("GET", "/api/v1/sites", "/api/v1/sites", None, PUBLIC),
+    ("GET", "/api/v1/images", "/api/v1/images", None, PUBLIC),
+    ("GET", "/api/v1/add-ons", "/api/v1/add-ons", None, PUBLIC),
+    // A quote is read: every organization prices its own.
+    ("POST", "/api/v1/quotes", "/api/v1/quotes", Some(r#"{"plan": "g-ada", "site": "fra"}"#), [401, 200, 200, 200, 403, 200]),
+    // SSH keys are the token creator's: B's token and A's other members
+    // find none of the owner's.
+    ("GET", "/api/v1/ssh-keys", "/api/v1/ssh-keys", None, [401, 200, 200, 200, 403, 200]),
+    ("GET", "/api/v1/ssh-keys/{id}", "/api/v1/ssh-keys/nope", None, [401, 404, 404, 404, 403, 404]),
+    ("POST", "/api/v1/ssh-keys", "/api/v1/ssh-keys", Some(r#"{"public_key": "ssh-ed25519 nope"}"#), [401, 422, 403, 422, 403, 422]),
+    ("DELETE", "/api/v1/ssh-keys/{id}", "/api/v1/ssh-keys/nope", None, [401, 404, 403, 404, 403, 404]),
     // Reading servers: read scope; B lists its own (none of A's).
     ("GET", "/api/v1/servers", "/api/v1/servers", None, [401, 200, 200, 200, 403, 200]),
     ("GET", "/api/v1/servers/{id}", "/api/v1/servers/{server_a}", None, [401, 200, 200, 200, 403, 404]),
@@ -53,6 +64,7 @@ const ROWS: &[Row] = &[
     ("DELETE", "/api/v1/servers/{id}/cancellation", "/api/v1/servers/{server_a}/cancellation", None, [401, 409, 403, 409, 403, 404]),
     ("GET", "/api/v1/servers/{id}/snapshots", "/api/v1/servers/{server_a}/snapshots", None, [401, 200, 200, 200, 403, 404]),
     ("POST", "/api/v1/servers/{id}/snapshots", "/api/v1/servers/{server_a}/snapshots", Some(r#"{"name": "not a name!"}"#), [401, 422, 403, 422, 403, 404]),
+    ("GET", "/api/v1/servers/{id}/snapshots/{snapshot_id}", "/api/v1/servers/{server_a}/snapshots/nope", None, [401, 404, 404, 404, 403, 404]),
     ("POST", "/api/v1/servers/{id}/snapshots/{snapshot_id}/restore", "/api/v1/servers/{server_a}/snapshots/nope/restore", None, [401, 404, 403, 404, 403, 404]),
     ("DELETE", "/api/v1/servers/{id}/snapshots/{snapshot_id}", "/api/v1/servers/{server_a}/snapshots/nope", None, [401, 404, 403, 404, 403, 404]),
     ("POST", "/api/v1/servers/{id}/console-tickets", "/api/v1/servers/{server_a}/console-tickets", Some(r#"{"kind": "teletype"}"#), [401, 422, 403, 422, 403, 404]),

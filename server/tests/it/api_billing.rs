@@ -47,12 +47,15 @@ async fn a_billing_token_reads_invoices_pdfs_and_credit_notes(db: TestDb) {
     assert_eq!(data.len(), 2, "both first invoices: {invoices}");
     let newest = &data[0];
     let id = newest["id"].as_str().expect("an id").to_owned();
-    assert_eq!(newest["status"], "open");
+    assert_eq!(newest["state"], "open");
     assert_eq!(newest["currency"], "EUR");
     assert!(newest["number"].as_str().is_some_and(|n| !n.is_empty()));
     assert!(newest["total_cents"].as_i64().unwrap_or_default() > 0);
     assert_eq!(newest["amount_due_cents"], newest["total_cents"]);
-    assert_eq!(newest["pdf_url"], format!("/api/v1/invoices/{id}/pdf"));
+    assert_eq!(
+        newest["pdf_url"],
+        format!("https://gpu.example.com/api/v1/invoices/{id}/pdf")
+    );
     assert!(newest.get("lines").is_none(), "lines only on the invoice");
 
     // A page at a time.

@@ -114,6 +114,17 @@ async fn a_script_orders_runs_snapshots_cancels_and_fetches_its_invoice(db: Test
         .await;
     assert_eq!(taken.status, 202, "{}", taken.body);
     let snapshot = taken.json()["id"].as_str().expect("id").to_owned();
+    // Its own address, polled for its state and progress.
+    let one = format!("{snapshots}/{snapshot}");
+    assert_eq!(
+        taken.header("location"),
+        format!("https://gpu.example.com{one}")
+    );
+    assert_eq!(taken.json()["url"], taken.header("location").as_str());
+    assert_eq!(taken.json()["state"], "creating");
+    assert_eq!(taken.json()["progress"], 0);
+    let ready = poll(&app, &token, &one, |s| s["state"] == "ready").await;
+    assert_eq!(ready["progress"], 100, "{ready}");
     poll(&app, &token, &snapshots, |list| {
         list["data"][0]["id"] == snapshot.as_str() && list["data"][0]["state"] == "ready"
     })
@@ -122,6 +133,12 @@ async fn a_script_orders_runs_snapshots_cancels_and_fetches_its_invoice(db: Test
     let restoring = app.api("POST", &restore, Some(&token), None, &[]).await;
     assert_eq!(restoring.status, 202, "{}", restoring.body);
     assert_eq!(restoring.json()["state"], "restoring");
+    // While it is written back the snapshot says how far it got.
+    let written = app.api_get(&one, &token).await.json();
+    if written["state"] == "restoring" {
+        let progress = written["progress"].as_i64().expect("progress");
+        assert!((0..=100).contains(&progress), "{written}");
+    }
     poll(&app, &token, &path, |s| s["state"] == "running").await;
 
     // Cancel at the end of the term, take it back, cancel again.

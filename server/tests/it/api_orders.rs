@@ -56,7 +56,7 @@ async fn a_token_places_an_order_once_per_idempotency_key(db: TestDb) {
         "invoice billing confirms at once: {placed}"
     );
     assert!(placed["server_id"].is_string(), "{placed}");
-    assert_eq!(placed["server_name"], "api-1");
+    assert_eq!(placed["name"], "api-1");
     assert_eq!(placed["image"], "ubuntu-24.04", "the default image");
     assert_eq!(placed["payment_url"], serde_json::Value::Null);
     assert_eq!(
@@ -296,7 +296,7 @@ async fn technical_tokens_see_their_own_orders_and_no_money(db: TestDb) {
         .as_array()
         .expect("data")
         .iter()
-        .filter_map(|o| o["server_name"].as_str())
+        .filter_map(|o| o["name"].as_str())
         .collect();
     assert_eq!(names, ["tech-1"]);
     assert!(theirs["data"][0].get("total_cents").is_none());
@@ -309,7 +309,7 @@ async fn technical_tokens_see_their_own_orders_and_no_money(db: TestDb) {
         .api_get("/api/v1/orders?limit=1", &owner_token)
         .await
         .json();
-    assert_eq!(page["data"][0]["server_name"], "tech-1");
+    assert_eq!(page["data"][0]["name"], "tech-1");
     assert!(page["data"][0]["total_cents"].as_i64().is_some());
     let cursor = page["next_cursor"]
         .as_str()
@@ -322,7 +322,7 @@ async fn technical_tokens_see_their_own_orders_and_no_money(db: TestDb) {
         )
         .await
         .json();
-    assert_eq!(next["data"][0]["server_name"], "owner-1");
+    assert_eq!(next["data"][0]["name"], "owner-1");
     assert_eq!(next["next_cursor"], serde_json::Value::Null);
     app.finish().await;
 }

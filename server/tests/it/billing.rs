@@ -361,6 +361,12 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     assert!(app
         .last_mail("owner@a.example")
         .contains("Server billed is suspended"));
+    // A script sees it too.
+    let token = crate::common::api::create_token(&app, &owner, "ci", &["read"]).await;
+    let api_server = format!("/api/v1/servers/{id}");
+    let suspended = app.api_get(&api_server, &token).await.json();
+    assert_eq!(suspended["billing_state"], "suspended", "{suspended}");
+    assert_eq!(suspended["state"], "running");
 
     // Finance records the transfer: the server is restored.
     let staff = app.staff("finance@host.example").await;
@@ -424,6 +430,8 @@ async fn an_unpaid_invoice_suspends_the_server_after_the_grace_period_until_paid
     assert_eq!(void.status, 404, "a paid invoice can't be voided");
     app.wait_for(&owner, &server, "data-event=\"billing.restored\"")
         .await;
+    let restored = app.api_get(&api_server, &token).await.json();
+    assert_eq!(restored["billing_state"], "active", "{restored}");
     let doc = app.get_as(&owner, &format!("/en/invoices/{invoice}")).await;
     assert!(strip_tags(&doc.body).contains("Paid on"));
     app.finish().await;

@@ -20,6 +20,7 @@ mod api_alerts;
 mod api_billing;
 mod api_catalog;
 mod api_contract;
+mod api_discovery;
 mod api_docs;
 mod api_fuzz;
 mod api_journey;

@@ -31,6 +31,34 @@ api() {{
     )
 }
 
+/// What an order may name, a saved key, and the price with VAT.
+pub fn compose_order(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {choices}
+api "$API/sites" | jq -r '.data[] | "\(.code) \(.city.en)"'
+api "$API/images" | jq -r '.data[].id'
+api "$API/add-ons" | jq -r '.data[] | .id'
+
+# {key}
+KEY_ID=$(jq -n --arg k "$(cat ~/.ssh/id_ed25519.pub)" \
+    '{{public_key: $k}}' \
+  | api -X POST "$API/ssh-keys" \
+    -H 'Content-Type: application/json' -d @- \
+  | jq -r '.id')
+
+# {quote}
+api -X POST "$API/quotes" \
+  -H 'Content-Type: application/json' \
+  -d '{{"plan": "g-l40s", "site": "fra",
+       "addons": ["offsite-backup"]}}' \
+  | jq '{{net_cents, vat, total_cents,
+         available_now, sites_with_stock}}'"#,
+        choices = c.compose_choices,
+        key = c.compose_key,
+        quote = c.compose_quote,
+    )
+}
+
 /// A G-L40S in Frankfurt, then the server's progress until it runs.
 pub fn order_and_wait(c: &Comments) -> String {
     format!(
@@ -81,10 +109,8 @@ IP=$(api "$API/servers/$SERVER" | jq -r '.ipv4')
 # {wait}
 wait_ready() {{
   while :; do
-    LINE=$(api "$API/servers/$SERVER/snapshots" \
-      | jq -r --arg id "$SNAP" '.data[]
-          | select(.id == $id)
-          | "\(.state) \(.progress)%"')
+    LINE=$(api "$API/servers/$SERVER/snapshots/$SNAP" \
+      | jq -r '"\(.state) \(.progress)%"')
     echo "$LINE"
     case $LINE in ready*) return ;; esac
     sleep 5

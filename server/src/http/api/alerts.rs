@@ -15,6 +15,7 @@ use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+use super::choices::{LangChoice, PlanChoice, SiteChoice};
 use super::error::ErrorBody;
 use super::{
     sort_key, ApiCaller, ApiError, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, ListPage,
@@ -44,11 +45,16 @@ pub struct Doc;
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct AlertJson {
     id: String,
+    /// Its address in this API.
+    url: String,
+    #[schema(value_type = PlanChoice)]
     plan: String,
+    #[schema(value_type = SiteChoice)]
     site: String,
     /// Where the mail goes: the token creator's address.
     email: String,
-    /// The mail's language: `zh` or `en`.
+    /// The mail's language.
+    #[schema(value_type = LangChoice)]
     lang: String,
     created_at: String,
 }
@@ -56,14 +62,19 @@ pub struct AlertJson {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAlertJson {
-    /// A plan id, e.g. `g-l40s`.
+    #[schema(value_type = PlanChoice)]
     plan: String,
-    /// A site code, e.g. `fra`.
+    #[schema(value_type = SiteChoice)]
     site: String,
 }
 
-fn json(a: OpenAlert) -> AlertJson {
+fn json(base_url: &str, a: OpenAlert) -> AlertJson {
     AlertJson {
+        url: format!(
+            "{}/api/v1/stock-alerts/{}",
+            base_url.trim_end_matches('/'),
+            a.id
+        ),
         id: a.id,
         plan: a.plan_id,
         site: a.site_code,
@@ -101,7 +112,11 @@ async fn list_alerts(
     let open = open_alerts(&state, &caller).await?;
     let page = q.page(open, |a| sort_key(a.created_at, &a.id), true, caller.lang)?;
     Ok(Json(ListPage {
-        data: page.data.into_iter().map(json).collect(),
+        data: page
+            .data
+            .into_iter()
+            .map(|a| json(&state.config.public_base_url, a))
+            .collect(),
         next_cursor: page.next_cursor,
     }))
 }
@@ -162,14 +177,9 @@ async fn create_alert(
 }
 
 fn located(state: &AppState, status: StatusCode, alert: OpenAlert) -> Response {
-    let base = state.config.public_base_url.trim_end_matches('/');
-    let location = format!("{base}/api/v1/stock-alerts/{}", alert.id);
-    (
-        status,
-        [(http::header::LOCATION, location)],
-        Json(json(alert)),
-    )
-        .into_response()
+    let alert = json(&state.config.public_base_url, alert);
+    let location = [(http::header::LOCATION, alert.url.clone())];
+    (status, location, Json(alert)).into_response()
 }
 
 /// One of the token creator's open alerts.
@@ -192,7 +202,7 @@ async fn get_alert(
     let open = open_alerts(&state, &caller).await?;
     let alert = open.into_iter().find(|a| a.id == id);
     alert
-        .map(|a| Json(json(a)))
+        .map(|a| Json(json(&state.config.public_base_url, a)))
         .ok_or_else(|| caller.error(Problem::NotFound))
 }
 

@@ -14,6 +14,7 @@ use domain::{InvoiceId, Lang, ServerId};
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::choices::{InvoiceStateChoice, PlanChoice, SiteChoice, VatKindChoice};
 use super::error::ErrorBody;
 use super::{
     sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
@@ -45,8 +46,10 @@ pub struct InvoiceJson {
     /// `INV-2026-000001`, or Stripe's number. Every listed invoice has
     /// one (a Stripe draft is not listed).
     number: Option<String>,
-    /// `open`, `paid`, `void` or `uncollectible`.
-    status: String,
+    /// Its address in this API.
+    url: String,
+    #[schema(value_type = InvoiceStateChoice)]
+    state: String,
     /// Open and past its due date.
     overdue: bool,
     issued_at: String,
@@ -57,7 +60,7 @@ pub struct InvoiceJson {
     period_start: String,
     period_end: String,
     subtotal_cents: i64,
-    /// `standard`, `reverse_charge` or `outside_eu`.
+    #[schema(value_type = VatKindChoice)]
     vat_kind: String,
     /// Basis points: 1900 = 19 %.
     vat_rate_bp: i64,
@@ -68,7 +71,8 @@ pub struct InvoiceJson {
     /// What is left to pay now (0 once paid, void or written off).
     amount_due_cents: i64,
     currency: String,
-    /// `/api/v1/invoices/{id}/pdf` (with the same token).
+    /// The PDF, in the language of `Accept-Language` (with the same
+    /// token).
     pdf_url: String,
     /// Stripe's page for the invoice, for card billing.
     hosted_url: Option<String>,
@@ -83,7 +87,9 @@ pub struct InvoiceLineJson {
     description: String,
     kind: String,
     server_id: Option<String>,
+    #[schema(value_type = Option<PlanChoice>)]
     plan: Option<String>,
+    #[schema(value_type = Option<SiteChoice>)]
     site: Option<String>,
     period_start: String,
     period_end: String,
@@ -109,13 +115,20 @@ pub struct CreditNoteJson {
     invoice_number: Option<String>,
 }
 
-fn invoice_json(i: Invoice, now: i64) -> InvoiceJson {
+fn invoice_json(base_url: &str, i: Invoice, now: i64) -> InvoiceJson {
+    let url = format!(
+        "{}{}/invoices/{}",
+        base_url.trim_end_matches('/'),
+        super::PREFIX,
+        i.id
+    );
     InvoiceJson {
         overdue: i.overdue(now),
         amount_due_cents: i.outstanding().cents,
-        pdf_url: format!("{}/invoices/{}/pdf", super::PREFIX, i.id),
+        pdf_url: format!("{url}/pdf"),
+        url,
         number: i.number,
-        status: i.status.as_str().to_owned(),
+        state: i.status.as_str().to_owned(),
         issued_at: format_iso(i.issued_at),
         due_at: format_iso(i.due_at),
         paid_at: i.paid_at.map(format_iso),
@@ -192,7 +205,7 @@ async fn list_invoices(
         data: page
             .data
             .into_iter()
-            .map(|i| invoice_json(i, now))
+            .map(|i| invoice_json(&state.config.public_base_url, i, now))
             .collect(),
         next_cursor: page.next_cursor,
     }))
@@ -220,7 +233,7 @@ async fn get_invoice(
     let (invoice, lines) = invoices::get(&state.db, Some(&caller.organization_id), &id)
         .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
-    let mut json = invoice_json(invoice, state.clock.now());
+    let mut json = invoice_json(&state.config.public_base_url, invoice, state.clock.now());
     json.lines = Some(
         lines
             .into_iter()

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
 
+use super::choices::ConsoleKindChoice;
 use super::error::ErrorBody;
 use super::{ApiCaller, ApiError, ApiPath, ApiResult, ApiRoute, Body, Problem};
 use crate::startup::AppState;
@@ -35,7 +36,7 @@ pub struct Doc;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TicketRequest {
-    /// `serial` or `vnc`.
+    #[schema(value_type = ConsoleKindChoice)]
     pub kind: String,
 }
 
@@ -43,6 +44,7 @@ pub struct TicketRequest {
 pub struct TicketJson {
     /// Open this in a browser signed in as the token's creator.
     pub url: String,
+    #[schema(value_type = ConsoleKindChoice)]
     pub kind: String,
     /// The ticket is good for one opening until then (60 seconds).
     pub expires_at: String,
@@ -64,8 +66,8 @@ pub async fn create(
     Body(body): Body<TicketRequest>,
 ) -> ApiResult<Response> {
     super::servers::own_server(&state, &caller, &id).await?;
-    let kind =
-        ConsoleKind::parse(&body.kind).ok_or_else(|| caller.error(Problem::UnknownChoice))?;
+    let kind = ConsoleKind::parse(&body.kind)
+        .ok_or_else(|| caller.error(Problem::UnknownChoice).at("kind"))?;
     // The same per-user limit as the portal's console page.
     let key = format!("console:{}", caller.user_id);
     let now = state.clock.now();

@@ -133,7 +133,8 @@ pub struct ApiError {
     pub sites_with_stock: Option<Vec<String>>,
     /// The scope a token lacks, for `insufficient_scope`.
     pub scope: Option<&'static str>,
-    /// The body field at fault, for `invalid` (`name`, `addons[0]`).
+    /// The body field at fault, for `invalid` and `unknown_choice` (`name`,
+    /// `addons[0]`).
     pub field: Option<String>,
     /// `None` until the API's guard, which knows the request, sets the
     /// caller's language: so a handler answers any failure with `?`.
@@ -160,6 +161,14 @@ impl ApiError {
 
     /// Worded in `lang` rather than the request's `Accept-Language` (the
     /// feed's `?lang=` chooses it).
+    /// The same error, naming the request field at fault (`field`).
+    pub fn at(self, field: &str) -> ApiError {
+        ApiError {
+            field: Some(field.to_owned()),
+            ..self
+        }
+    }
+
     pub fn in_lang(self, lang: Lang) -> ApiError {
         ApiError {
             lang: Some(lang),
@@ -245,7 +254,7 @@ pub struct ErrorBody {
     /// With `insufficient_scope`: the scope the token needs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<&'static str>,
-    /// With `invalid`, when known: the body field at fault (`name`,
+    /// With `invalid` and `unknown_choice`, when known: the body field at fault (`name`,
     /// `addons[0]`), missing, of the wrong type or not one of ours.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use std::fmt::Write;
 use std::sync::Arc;
 
+use super::choices::{LangChoice, PlanChoice, SiteChoice};
 use super::error::ErrorBody;
 use super::stock::{conditional, given};
 use super::{ApiError, ApiLang, ApiQuery, ApiResult, ApiRoute, Problem};
@@ -35,10 +36,13 @@ pub struct Doc;
 #[into_params(parameter_in = Query)]
 pub struct FeedQuery {
     /// Only this plan (`g-l40s`); unknown: 404.
+    #[param(value_type = Option<PlanChoice>)]
     pub plan: Option<String>,
     /// Only this site (`fra`); unknown: 404.
+    #[param(value_type = Option<SiteChoice>)]
     pub site: Option<String>,
-    /// `zh` or `en`: the language of the titles, before `Accept-Language`.
+    /// The language of the titles, before `Accept-Language`.
+    #[param(value_type = Option<LangChoice>)]
     pub lang: Option<String>,
 }
 

@@ -7,7 +7,9 @@
 mod alerts;
 mod billing;
 mod caller;
+mod choices;
 mod console;
+mod discovery;
 pub mod error;
 mod feed;
 mod idempotency;
@@ -17,6 +19,7 @@ mod orders;
 mod public;
 mod servers;
 mod snapshots;
+mod ssh_keys;
 mod stock;
 
 pub use caller::{sort_key, ApiCaller, ApiLang, ApiPath, ApiQuery, Body, ListPage, PageQuery};
@@ -104,6 +107,7 @@ pub fn all() -> Vec<ApiRoute> {
     [
         openapi::routes(),
         public::routes(),
+        discovery::routes(),
         stock::routes(),
         feed::routes(),
         servers::routes(),
@@ -112,6 +116,7 @@ pub fn all() -> Vec<ApiRoute> {
         orders::routes(),
         billing::routes(),
         alerts::routes(),
+        ssh_keys::routes(),
     ]
     .into_iter()
     .flatten()

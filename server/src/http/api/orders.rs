@@ -13,6 +13,7 @@ use domain::{OrderId, ServerId};
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::choices::*;
 use super::error::ErrorBody;
 use super::{
     sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, ListPage, PageQuery, Problem,
@@ -44,15 +45,24 @@ pub struct Doc;
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct OrderJson {
     id: String,
-    /// `held` (waiting for payment), `confirmed`, `fulfilled`, `failed`, `expired`.
+    /// Its address in this API.
+    url: String,
+    #[schema(value_type = OrderStateChoice)]
     state: String,
+    #[schema(value_type = PlanChoice)]
     plan: String,
+    #[schema(value_type = SiteChoice)]
     site: String,
-    server_name: String,
+    /// The server's name, as ordered.
+    #[schema(value_type = ServerNameChoice)]
+    name: String,
+    #[schema(value_type = ImageChoice)]
     image: String,
     addons: Vec<String>,
     /// The server, once the order is confirmed.
     server_id: Option<String>,
+    /// The server's address in this API, once the order is confirmed.
+    server_url: Option<String>,
     /// Why a failed order failed.
     failure: Option<String>,
     created_at: String,
@@ -77,9 +87,20 @@ pub struct OrderJson {
     payment_url: Option<String>,
 }
 
-pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> OrderJson {
+pub(super) fn json(
+    base_url: &str,
+    order: Order,
+    money: bool,
+    payment_url: Option<String>,
+) -> OrderJson {
     let amount = |cents: i64| money.then_some(cents);
+    let api = format!("{}{}", base_url.trim_end_matches('/'), super::PREFIX);
     OrderJson {
+        url: format!("{api}/orders/{}", order.id),
+        server_url: order
+            .server_id
+            .as_ref()
+            .map(|id| format!("{api}/servers/{id}")),
         plan_cents: amount(order.plan_cents),
         addons_cents: amount(order.addons_cents),
         vat_rate_bp: amount(order.vat_rate_bp),
@@ -90,7 +111,7 @@ pub(super) fn json(order: Order, money: bool, payment_url: Option<String>) -> Or
         state: order.state.as_str().to_owned(),
         plan: order.plan_id.to_string(),
         site: order.site_code.to_string(),
-        server_name: order.server_name,
+        name: order.server_name,
         image: order.os_image,
         addons: order.addons,
         server_id: order.server_id.map(ServerId::into_string),
@@ -148,7 +169,7 @@ async fn list_orders(
         data: page
             .data
             .into_iter()
-            .map(|o| json(o, money, None))
+            .map(|o| json(&state.config.public_base_url, o, money, None))
             .collect(),
         next_cursor: page.next_cursor,
     }))
@@ -174,5 +195,6 @@ async fn get_order(
     ApiPath(id): ApiPath<OrderId>,
 ) -> ApiResult<Json<OrderJson>> {
     let order = visible_order(&state, &caller, &id).await?;
-    Ok(Json(json(order, sees_money(&caller), None)))
+    let base_url = &state.config.public_base_url;
+    Ok(Json(json(base_url, order, sees_money(&caller), None)))
 }

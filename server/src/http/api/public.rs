@@ -12,6 +12,7 @@ use serde::Serialize;
 use std::sync::Arc;
 use utoipa::ToSchema;
 
+use super::choices::SiteChoice;
 use super::error::ErrorBody;
 use super::stock::conditional;
 use super::{ApiResult, ApiRoute};
@@ -30,7 +31,7 @@ pub fn routes() -> Vec<ApiRoute> {
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(plans, latency),
-    components(schemas(PlansJson, PlanJson, LatencyJson, LatencyRowJson, CityJson))
+    components(schemas(PlansJson, PlanJson, LatencyJson, LatencyRowJson, BilingualJson))
 )]
 pub struct Doc;
 
@@ -70,10 +71,10 @@ pub struct LatencyJson {
 /// The median round trip from a probe city to a site.
 #[derive(Serialize, ToSchema)]
 pub struct LatencyRowJson {
-    pub city: CityJson,
+    pub city: BilingualJson,
     /// ISO 3166-1 alpha-2 of the probe city.
     pub country_code: String,
-    /// The site code (`fra`).
+    #[schema(value_type = SiteChoice)]
     pub site: String,
     /// Milliseconds, to a tenth.
     pub median_ms: f64,
@@ -83,11 +84,20 @@ pub struct LatencyRowJson {
     pub source: &'static str,
 }
 
-/// A name in both languages.
+/// A text in both languages.
 #[derive(Serialize, ToSchema)]
-pub struct CityJson {
+pub struct BilingualJson {
     pub en: String,
     pub zh: String,
+}
+
+impl From<&domain::Localized> for BilingualJson {
+    fn from(text: &domain::Localized) -> BilingualJson {
+        BilingualJson {
+            en: text.en.clone(),
+            zh: text.zh.clone(),
+        }
+    }
 }
 
 /// Every plan
@@ -152,10 +162,7 @@ pub async fn latency(
         .latency
         .iter()
         .map(|r| LatencyRowJson {
-            city: CityJson {
-                en: r.city.en.clone(),
-                zh: r.city.zh.clone(),
-            },
+            city: (&r.city).into(),
             country_code: r.country_code.clone(),
             site: r.site.to_string(),
             median_ms: f64::from(r.median_tenth_ms) / 10.0,
@@ -169,7 +176,7 @@ pub async fn latency(
     json(&headers, &LatencyJson { data })
 }
 
-fn json(headers: &HeaderMap, body: &impl Serialize) -> ApiResult<Response> {
+pub(super) fn json(headers: &HeaderMap, body: &impl Serialize) -> ApiResult<Response> {
     let body = serde_json::to_vec(body).map_err(anyhow::Error::from)?;
     Ok(conditional::answer(
         headers,

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
 
+use super::choices::*;
 use super::error::ErrorBody;
 use super::{sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, ListPage};
 use super::{ApiError, PageQuery, Problem};
@@ -68,16 +69,25 @@ pub struct HostKeyJson {
 #[derive(Serialize, ToSchema)]
 pub struct ServerJson {
     pub id: String,
+    /// Its address in this API.
+    pub url: String,
+    #[schema(value_type = ServerNameChoice)]
     pub name: String,
+    #[schema(value_type = PlanChoice)]
     pub plan: String,
+    #[schema(value_type = SiteChoice)]
     pub site: String,
-    /// `pending`, `provisioning`, `running`, `rebooting`, `restoring`,
-    /// `maintenance` or `failed`.
+    #[schema(value_type = ServerStateChoice)]
     pub state: String,
+    /// `suspended`: unpaid past the grace period (public network and
+    /// console cut, data kept) until the overdue invoice is paid.
+    #[schema(value_type = BillingStateChoice)]
+    pub billing_state: String,
     /// The provisioning step under way (empty when none).
     pub step: String,
     /// 0–100 while provisioning or restoring.
     pub progress: i64,
+    #[schema(value_type = ImageChoice)]
     pub image: String,
     pub addons: Vec<String>,
     pub ipv4: Option<String>,
@@ -99,10 +109,12 @@ pub struct ServerJson {
     pub health: Option<HealthJson>,
 }
 
-pub fn server_json(s: Server) -> ServerJson {
+pub fn server_json(base_url: &str, s: Server) -> ServerJson {
     let cancellable_at = s.cancellable_term_ends();
     ServerJson {
+        url: format!("{}/api/v1/servers/{}", base_url.trim_end_matches('/'), s.id),
         state: s.shown_state().as_str().to_owned(),
+        billing_state: s.billing_state.as_str().to_owned(),
         step: s.step.as_str().to_owned(),
         progress: s.progress,
         plan: s.plan_id.to_string(),
@@ -157,7 +169,7 @@ pub async fn list(
 ) -> ApiResult<Response> {
     let all = servers::list(&state.db, &caller.organization_id).await?;
     let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
-    Ok(Json(page.map(server_json)).into_response())
+    Ok(Json(page.map(|s| server_json(&state.config.public_base_url, s))).into_response())
 }
 
 /// One server with its telemetry summary and health.
@@ -171,7 +183,7 @@ pub async fn show(
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
     let (telemetry, health) = telemetry::summary(&state, &server).await?;
-    let mut json = server_json(server);
+    let mut json = server_json(&state.config.public_base_url, server);
     json.telemetry = telemetry;
     json.health = Some(health);
     Ok(Json(json).into_response())
@@ -180,7 +192,7 @@ pub async fn show(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rename {
-    /// 1–63 letters, digits and hyphens.
+    #[schema(value_type = ServerNameChoice)]
     pub name: String,
 }
 
@@ -197,13 +209,13 @@ pub async fn rename(
     own_server(&state, &caller, &id).await?;
     servers::rename(&state.db, &state.clock, &caller.actor(), &id, &body.name).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(server)).into_response())
+    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Power {
-    /// `reboot` (clean, through the OS) or `power_cycle` (hard, through the BMC).
+    #[schema(value_type = PowerActionChoice)]
     pub action: String,
 }
 
@@ -221,11 +233,15 @@ pub async fn power(
     let action = match body.action.as_str() {
         "reboot" => PowerAction::Reboot,
         "power_cycle" => PowerAction::PowerCycle,
-        _ => return Err(caller.error(Problem::UnknownChoice)),
+        _ => return Err(caller.error(Problem::UnknownChoice).at("action")),
     };
     servers::power(&state.db, &state.clock, &caller.actor(), &id, action).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(server_json(&state.config.public_base_url, server)),
+    )
+        .into_response())
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -234,7 +250,8 @@ pub struct Cancel {
     /// One of the server's `cancellable_at` dates (RFC 3339 or
     /// `YYYY-MM-DD`); omitted: the end of the current term.
     pub at: Option<String>,
-    /// `not_needed`, `too_expensive`, `moving`, `performance` or `other` (default).
+    /// Omitted: `other`.
+    #[schema(value_type = Option<CancelReasonChoice>)]
     pub reason: Option<String>,
 }
 
@@ -274,7 +291,7 @@ pub async fn cancel(
     let base_url = &state.config.public_base_url;
     cancellation::request(db, clock, stripe, &caller.actor(), &id, &request, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(server)).into_response())
+    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
 }
 
 /// Takes a scheduled cancellation back (before its date).
@@ -294,7 +311,7 @@ pub async fn revoke(
     let base_url = &state.config.public_base_url;
     cancellation::take_back(db, clock, stripe, &caller.actor(), &id, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(server)).into_response())
+    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
 }
 
 impl From<CancelError> for ApiError {
@@ -302,7 +319,7 @@ impl From<CancelError> for ApiError {
         match error {
             CancelError::Server(e) => e.into(),
             CancelError::NameMismatch | CancelError::BadDate => Problem::NotCancellable.into(),
-            CancelError::BadReason => Problem::UnknownChoice.into(),
+            CancelError::BadReason => ApiError::from(Problem::UnknownChoice).at("reason"),
             CancelError::Billing(failure) => {
                 anyhow::anyhow!("telling Stripe failed: {failure}").into()
             }

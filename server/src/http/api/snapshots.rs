@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use backend::api_tokens::Scope;
 use backend::servers::snapshots::{self, Snapshot, SnapshotError};
+use backend::servers::{Server, SnapshotState};
 use domain::time::format_iso;
 use domain::{ServerId, SnapshotId};
 use http::StatusCode;
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
 
+use super::choices::{SnapshotNameChoice, SnapshotStateChoice};
 use super::error::ErrorBody;
 use super::servers::{own_server, server_json, ServerJson};
 use super::{ApiCaller, ApiError, ApiPath, ApiResult, ApiRoute, Body, Problem};
@@ -24,6 +26,7 @@ pub fn routes() -> Vec<ApiRoute> {
     vec![
         ApiRoute::get("/api/v1/servers/{id}/snapshots", read, list),
         ApiRoute::post("/api/v1/servers/{id}/snapshots", write, take),
+        ApiRoute::get("/api/v1/servers/{id}/snapshots/{snapshot_id}", read, show),
         ApiRoute::post(
             "/api/v1/servers/{id}/snapshots/{snapshot_id}/restore",
             write,
@@ -39,7 +42,7 @@ pub fn routes() -> Vec<ApiRoute> {
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(list, take, restore, delete),
+    paths(list, show, take, restore, delete),
     components(schemas(SnapshotJson, SnapshotList, TakeSnapshot))
 )]
 pub struct Doc;
@@ -48,9 +51,16 @@ pub struct Doc;
 pub struct SnapshotJson {
     pub id: String,
     pub server_id: String,
+    /// Its address in this API.
+    pub url: String,
+    #[schema(value_type = SnapshotNameChoice)]
     pub name: String,
-    /// `creating`, `ready`, `restoring` or `deleting`.
+    #[schema(value_type = SnapshotStateChoice)]
     pub state: String,
+    /// 0–100: `0` while `creating` (the site's storage reports no parts
+    /// of a copy), the write-back's progress while `restoring`, `100` when
+    /// `ready`; `null` while `deleting` or when `failed`.
+    pub progress: Option<i64>,
     pub size_bytes: i64,
     pub created_at: String,
 }
@@ -62,8 +72,23 @@ pub struct SnapshotList {
     pub quota: usize,
 }
 
-fn snapshot_json(s: Snapshot) -> SnapshotJson {
+/// A snapshot of `server` as the API shows it (a restore's progress is
+/// the server's).
+fn snapshot_json(base_url: &str, server: &Server, s: Snapshot) -> SnapshotJson {
+    let progress = match s.state {
+        SnapshotState::Creating => Some(0),
+        SnapshotState::Restoring => Some(server.progress.clamp(0, 100)),
+        SnapshotState::Ready => Some(100),
+        SnapshotState::Deleting | SnapshotState::Failed => None,
+    };
     SnapshotJson {
+        url: format!(
+            "{}/api/v1/servers/{}/snapshots/{}",
+            base_url.trim_end_matches('/'),
+            s.server_id,
+            s.id
+        ),
+        progress,
         state: s.state.as_str().to_owned(),
         created_at: format_iso(s.created_at),
         id: s.id.into_string(),
@@ -100,12 +125,14 @@ async fn find(
     server_id: &ServerId,
     snapshot_id: &SnapshotId,
 ) -> ApiResult<Option<SnapshotJson>> {
+    let server = own_server(state, caller, server_id).await?;
+    let base_url = &state.config.public_base_url;
     Ok(
         snapshots::list(&state.db, &caller.organization_id, server_id)
             .await?
             .into_iter()
             .find(|s| &s.id == snapshot_id)
-            .map(snapshot_json),
+            .map(|s| snapshot_json(base_url, &server, s)),
     )
 }
 
@@ -118,10 +145,14 @@ pub async fn list(
     caller: ApiCaller,
     ApiPath(id): ApiPath<ServerId>,
 ) -> ApiResult<Response> {
-    own_server(&state, &caller, &id).await?;
+    let server = own_server(&state, &caller, &id).await?;
     let all = snapshots::list(&state.db, &caller.organization_id, &id).await?;
+    let base_url = &state.config.public_base_url;
     Ok(Json(SnapshotList {
-        data: all.into_iter().map(snapshot_json).collect(),
+        data: all
+            .into_iter()
+            .map(|s| snapshot_json(base_url, &server, s))
+            .collect(),
         quota: snapshots::QUOTA,
     })
     .into_response())
@@ -130,7 +161,7 @@ pub async fn list(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TakeSnapshot {
-    /// 1–63 letters, digits, `-`, `.` or `_`; unique per server.
+    #[schema(value_type = SnapshotNameChoice)]
     pub name: String,
 }
 
@@ -138,8 +169,9 @@ pub struct TakeSnapshot {
 #[utoipa::path(post, path = "/api/v1/servers/{id}/snapshots", tag = "servers",
     params(("id" = String, Path)), request_body = TakeSnapshot,
     security(("token" = ["servers:write"])),
-    responses((status = 202, body = SnapshotJson), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody)))]
+    responses((status = 202, body = SnapshotJson,
+            headers(("Location" = String, description = "The snapshot's address in this API"))),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn take(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
@@ -152,7 +184,25 @@ pub async fn take(
     let snapshot = find(&state, &caller, &id, &taken)
         .await?
         .ok_or_else(|| caller.error(Problem::NotFound))?;
-    Ok((StatusCode::ACCEPTED, Json(snapshot)).into_response())
+    let location = [(http::header::LOCATION, snapshot.url.clone())];
+    Ok((StatusCode::ACCEPTED, location, Json(snapshot)).into_response())
+}
+
+/// One of the server's snapshots: poll it while it is `creating` or
+/// `restoring`.
+#[utoipa::path(get, path = "/api/v1/servers/{id}/snapshots/{snapshot_id}", tag = "servers",
+    params(("id" = String, Path), ("snapshot_id" = String, Path)),
+    security(("token" = ["read"])),
+    responses((status = 200, body = SnapshotJson), (status = 404, body = ErrorBody)))]
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath((id, snapshot_id)): ApiPath<(ServerId, SnapshotId)>,
+) -> ApiResult<Json<SnapshotJson>> {
+    find(&state, &caller, &id, &snapshot_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| caller.error(Problem::NotFound))
 }
 
 /// Restores the server from a ready snapshot: the server goes down and
@@ -171,7 +221,11 @@ pub async fn restore(
     let actor = caller.actor();
     snapshots::restore(&state.db, &state.clock, &actor, &id, &snapshot_id).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok((StatusCode::ACCEPTED, Json(server_json(server))).into_response())
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(server_json(&state.config.public_base_url, server)),
+    )
+        .into_response())
 }
 
 /// Deletes a snapshot.

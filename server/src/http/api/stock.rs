@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, RwLock};
 use utoipa::ToSchema;
 
+use super::choices::{PlanChoice, SiteChoice};
 use super::error::ErrorBody;
 use super::{ApiError, ApiLang, ApiQuery, ApiResult, ApiRoute, Problem};
 use crate::startup::AppState;
@@ -38,8 +39,10 @@ pub struct Doc;
 #[into_params(parameter_in = Query)]
 pub struct StockQuery {
     /// A plan id (`g-l40s`); unknown: 404.
+    #[param(value_type = Option<PlanChoice>)]
     pub plan: Option<String>,
     /// A site code (`fra`); unknown: 404.
+    #[param(value_type = Option<SiteChoice>)]
     pub site: Option<String>,
 }
 
@@ -53,7 +56,9 @@ pub struct StockJson {
 /// One plan at one site.
 #[derive(Serialize, ToSchema)]
 pub struct StockRowJson {
+    #[schema(value_type = PlanChoice)]
     pub plan: String,
+    #[schema(value_type = SiteChoice)]
     pub site: String,
     /// `in_stock`, `few` (1 or 2 left) or `sold_out`.
     pub level: &'static str,

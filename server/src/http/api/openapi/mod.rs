@@ -7,6 +7,7 @@ use axum::Json;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use super::choices::*;
 use super::error::ErrorBody;
 use super::ApiRoute;
 
@@ -25,14 +26,33 @@ pub fn routes() -> Vec<ApiRoute> {
             Human documentation: /en/docs/api (English), /zh/docs/api (中文)."
     ),
     paths(document),
-    components(schemas(ErrorBody)),
+    components(schemas(
+        ErrorBody,
+        ServerStateChoice,
+        BillingStateChoice,
+        SnapshotStateChoice,
+        OrderStateChoice,
+        InvoiceStateChoice,
+        VatKindChoice,
+        WindowStateChoice,
+        ImageChoice,
+        PowerActionChoice,
+        CancelReasonChoice,
+        ConsoleKindChoice,
+        LangChoice,
+        PlanChoice,
+        SiteChoice,
+        ServerNameChoice,
+        SnapshotNameChoice
+    )),
     modifiers(&BearerTokens),
     tags(
-        (name = "catalog", description = "Plans, stock and latency: public, cacheable"),
+        (name = "catalog", description = "Plans, sites, images, add-ons, stock and latency: public, cacheable"),
         (name = "servers", description = "Servers, power, snapshots, cancellation, consoles"),
-        (name = "orders", description = "Placing and listing orders"),
+        (name = "orders", description = "Quotes, placing and listing orders"),
         (name = "billing", description = "Invoices and credit notes"),
         (name = "alerts", description = "Stock alerts"),
+        (name = "account", description = "The token creator's SSH keys"),
     )
 )]
 pub struct ApiDoc;
@@ -56,10 +76,12 @@ impl Modify for BearerTokens {
 pub fn full() -> &'static serde_json::Value {
     static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     DOCUMENT.get_or_init(|| {
-        use super::{alerts, billing, console, feed, orders, public, servers, snapshots, stock};
+        use super::{alerts, billing, console, discovery, feed, orders, public, servers};
+        use super::{snapshots, ssh_keys, stock};
         let mut document = ApiDoc::openapi();
         for part in [
             public::Doc::openapi(),
+            discovery::Doc::openapi(),
             stock::Doc::openapi(),
             feed::Doc::openapi(),
             servers::Doc::openapi(),
@@ -68,6 +90,7 @@ pub fn full() -> &'static serde_json::Value {
             orders::Doc::openapi(),
             billing::Doc::openapi(),
             alerts::Doc::openapi(),
+            ssh_keys::Doc::openapi(),
         ] {
             document.merge(part);
         }

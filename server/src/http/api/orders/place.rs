@@ -11,6 +11,7 @@ use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
 
+use super::super::choices::{ImageChoice, PlanChoice, ServerNameChoice, SiteChoice};
 use super::super::error::ErrorBody;
 use super::super::idempotency::IdempotencyKey;
 use super::super::{ApiCaller, ApiError, ApiResult, Body, Problem};
@@ -21,14 +22,15 @@ use crate::startup::AppState;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewOrderJson {
-    /// A plan id, e.g. `g-l40s`.
+    #[schema(value_type = PlanChoice)]
     plan: String,
-    /// A site code, e.g. `fra`.
+    #[schema(value_type = SiteChoice)]
     site: String,
-    /// The server's name: 1–63 letters, digits and hyphens.
+    /// The server's name.
+    #[schema(value_type = ServerNameChoice)]
     name: String,
     #[serde(default = "default_image")]
-    #[schema(default = "ubuntu-24.04")]
+    #[schema(value_type = ImageChoice, default = "ubuntu-24.04")]
     image: String,
     /// OpenSSH public keys to install; each is saved as one of the token
     /// creator's keys.
@@ -37,6 +39,7 @@ pub struct NewOrderJson {
     /// Ids of the token creator's saved keys to install.
     #[serde(default)]
     ssh_key_ids: Vec<String>,
+    /// Add-on ids, as `GET /add-ons` lists them.
     #[serde(default)]
     addons: Vec<String>,
 }
@@ -49,12 +52,14 @@ impl From<OrderError> for ApiError {
     fn from(error: OrderError) -> ApiError {
         let problem = match error {
             OrderError::InvalidName => Problem::InvalidName,
-            OrderError::UnknownPlan
-            | OrderError::UnknownSite
-            | OrderError::UnknownImage
-            | OrderError::UnknownAddon
-            | OrderError::UnknownKey
-            | OrderError::UnknownCountry => Problem::UnknownChoice,
+            OrderError::UnknownPlan => return ApiError::from(Problem::UnknownChoice).at("plan"),
+            OrderError::UnknownSite => return ApiError::from(Problem::UnknownChoice).at("site"),
+            OrderError::UnknownImage => return ApiError::from(Problem::UnknownChoice).at("image"),
+            OrderError::UnknownAddon => return ApiError::from(Problem::UnknownChoice).at("addons"),
+            OrderError::UnknownKey => {
+                return ApiError::from(Problem::UnknownChoice).at("ssh_key_ids")
+            }
+            OrderError::UnknownCountry => Problem::UnknownChoice,
             OrderError::BadKey => Problem::BadSshKey,
             OrderError::MissingKey => Problem::IdempotencyKeyRequired,
             OrderError::DailyLimit => Problem::DailyOrderLimit,
@@ -195,7 +200,7 @@ pub(super) async fn place_order(
     } else {
         StatusCode::OK
     };
-    let body = json(order, sees_money(&caller), payment_url);
-    let location = format!("{return_to}/api/v1/orders/{}", body.id);
+    let body = json(return_to, order, sees_money(&caller), payment_url);
+    let location = body.url.clone();
     Ok((status, [(http::header::LOCATION, location)], Json(body)).into_response())
 }

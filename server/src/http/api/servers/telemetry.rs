@@ -8,6 +8,7 @@ use domain::time::format_iso;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::super::choices::WindowStateChoice;
 use super::super::ApiResult;
 use crate::startup::AppState;
 
@@ -45,7 +46,7 @@ pub struct WindowJson {
     pub id: String,
     pub starts_at: String,
     pub ends_at: String,
-    /// `proposed`, `accepted`, `declined`, `started` or `done`.
+    #[schema(value_type = WindowStateChoice)]
     pub state: String,
 }
 
