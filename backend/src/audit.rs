@@ -55,6 +55,7 @@ pub const ACTIONS: &[&str] = &[
     "billing.profile_saved",
     "billing.vat_id_checked",
     "server.renamed",
+    "server.labels_changed",
     "server.cancel_scheduled",
     "server.cancel_revoked",
     "server.root_password_shown",

@@ -106,6 +106,9 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
     pagination_heading: "Pagination",
     pagination_paras: &[
         "Lists answer `{\"data\": […], \"next_cursor\": …}`. Ask for up to 100 items with `?limit=` (default 50), then pass `next_cursor` back as `?cursor=` until it is `null`. A `limit` outside 1–100 is `400 bad_request`.",
+        "While there is a next page the response also has a `Link: <…>; rel=\"next\"` header with its full address, filters included: a client that follows links needs nothing else.",
+        "`GET /servers` filters by `?state=`, `?site=`, `?plan=` and `?label=`: `env=prod` (the label with that value), `gpu` (the label, any value), several joined by commas, all of which must hold. `GET /orders` filters by `state`, `site` and `plan`. Labels are set with `PATCH /servers/{id}` and `{\"labels\": {\"env\": \"prod\"}}`, which replaces all of them.",
+        "Every `GET` with a token has an `ETag`: send it back in `If-None-Match` and, while nothing changed, the response is `304 Not Modified` without a body. Polling a server that is still installing costs you almost nothing.",
     ],
 
     rate_heading: "Rate limits",
@@ -127,7 +130,8 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
     long_heading: "Long-running work",
     long_paras: &[
         "Provisioning a server, taking or restoring a snapshot take minutes, so these requests do not wait: they answer `201` or `202` at once, and the work goes on in our data centre.",
-        "To follow it, poll the resource: `GET /servers/{id}` has `state` (`pending`, `provisioning`, `running`, `rebooting`, `failed`), the current `step` and a `progress` from 0 to 100. Each snapshot in `GET /servers/{id}/snapshots` has `state` (`creating`, `ready`, `restoring`, `deleting`) and `progress`.",
+        "To follow it, poll the resource: `GET /servers/{id}` has `state` (`pending`, `provisioning`, `running`, `rebooting`, `failed`), the current `step` and a `progress` from 0 to 100. A snapshot (`GET /servers/{id}/snapshots/{snapshot_id}`) has `state` (`creating`, `ready`, `restoring`, `deleting`, `failed`) and `progress`: 0 while it is being taken, how far the write-back got while restoring, 100 when ready.",
+        "A server whose invoice is unpaid past the grace period says so: `billing_state` is `suspended` (its public network and console are cut, its data kept) until the invoice is paid.",
         "Every 5 to 10 seconds is often enough. The work continues if your script stops; just poll again.",
     ],
 

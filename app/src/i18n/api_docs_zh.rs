@@ -106,6 +106,9 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
     pagination_heading: "分页",
     pagination_paras: &[
         "列表的响应格式为 `{\"data\": […], \"next_cursor\": …}`。用 `?limit=` 指定每页条数（最多 100，默认 50），然后把 `next_cursor` 作为 `?cursor=` 传回，直到它为 `null`。`limit` 不在 1–100 之内时，响应为 `400 bad_request`。",
+        "还有下一页时，响应另带 `Link: <…>; rel=\"next\"` 响应头，给出下一页的完整地址（含筛选条件）：按链接翻页的客户端无需拼接参数。",
+        "`GET /servers` 可按 `?state=`、`?site=`、`?plan=` 和 `?label=` 筛选：`env=prod` 表示带该标签且值相同，`gpu` 表示带该标签（值不限），多个条件用逗号连接，须同时满足。`GET /orders` 可按 `state`、`site` 和 `plan` 筛选。标签用 `PATCH /servers/{id}` 设置，请求体为 `{\"labels\": {\"env\": \"prod\"}}`，会替换全部标签。",
+        "带令牌的每个 `GET` 响应都有 `ETag`：在 `If-None-Match` 中带回它，内容未变时响应为 `304 Not Modified`，没有响应体。轮询一台仍在安装的服务器几乎没有开销。",
     ],
 
     rate_heading: "速率限制",
@@ -127,7 +130,8 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
     long_heading: "耗时较长的操作",
     long_paras: &[
         "开通服务器、创建或恢复快照都需要几分钟，所以这些请求不会等待完成：它们立即返回 `201` 或 `202`，实际工作在我们的机房中继续进行。",
-        "要跟踪进度，请轮询相应资源：`GET /servers/{id}` 返回 `state`（`pending`、`provisioning`、`running`、`rebooting`、`failed`）、当前步骤 `step` 和 0 到 100 的进度 `progress`。`GET /servers/{id}/snapshots` 中每个快照都有 `state`（`creating`、`ready`、`restoring`、`deleting`）和 `progress`。",
+        "要跟踪进度，请轮询相应资源：`GET /servers/{id}` 返回 `state`（`pending`、`provisioning`、`running`、`rebooting`、`failed`）、当前步骤 `step` 和 0 到 100 的进度 `progress`。快照（`GET /servers/{id}/snapshots/{snapshot_id}`）有 `state`（`creating`、`ready`、`restoring`、`deleting`、`failed`）和 `progress`：创建中为 0，恢复时为写回的进度，可用时为 100。",
+        "发票逾期超过宽限期未付的服务器会明确标出：`billing_state` 为 `suspended`（公网和控制台被切断，数据保留），直到发票付清。",
         "每 5 到 10 秒查询一次通常就够了。即使您的脚本中途退出，工作也会继续，重新查询即可。",
     ],
 

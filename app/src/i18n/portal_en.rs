@@ -223,6 +223,7 @@ pub static PORTAL_EN: Portal = Portal {
         ("billing.profile_saved", "saved the billing profile"),
         ("billing.vat_id_checked", "checked the VAT ID"),
         ("server.renamed", "renamed a server"),
+        ("server.labels_changed", "changed a server’s labels"),
         ("server.cancel_scheduled", "scheduled a server’s cancellation"),
         ("server.cancel_revoked", "withdrew a server’s cancellation"),
         ("server.root_password_shown", "showed a server’s root password"),

@@ -224,6 +224,7 @@ pub static PORTAL_ZH: Portal = Portal {
         ("billing.profile_saved", "保存了账单资料"),
         ("billing.vat_id_checked", "核验了增值税号"),
         ("server.renamed", "重命名了服务器"),
+        ("server.labels_changed", "修改了服务器的标签"),
         ("server.cancel_scheduled", "预约了服务器退订"),
         ("server.cancel_revoked", "撤销了服务器退订"),
         ("server.root_password_shown", "查看了 root 密码"),

@@ -197,6 +197,43 @@ pub async fn list(
     .context("listing orders")
 }
 
+/// What an API order list asks for; `None`: any.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub state: Option<domain::order::OrderState>,
+    pub site: Option<String>,
+    pub plan: Option<String>,
+    /// A technical member sees the orders they placed.
+    pub placed_by: Option<UserId>,
+}
+
+/// Up to `limit` of the organization's orders matching `filter`, newest
+/// first, below `after` (the previous page's last `(created_at, id)`):
+/// cut in the database, so every order can be paged to.
+pub async fn page(
+    db: &Db,
+    organization_id: &OrganizationId,
+    filter: &Filter,
+    after: Option<(i64, &str)>,
+    limit: i64,
+) -> anyhow::Result<Vec<Order>> {
+    sqlx::query_as(&format!(
+        "select {ORDER_COLUMNS} from orders o join users u on u.id = o.user_id          where o.organization_id = $1 and ($2 = '' or o.user_id = $2)          and ($3 = '' or o.state = $3) and ($4 = '' or o.site_code = $4)          and ($5 = '' or o.plan_id = $5)          and ($6 = 0 or o.created_at < $7 or (o.created_at = $7 and o.id < $8))          order by o.created_at desc, o.id desc limit $9"
+    ))
+    .bind(organization_id)
+    .bind(filter.placed_by.as_ref().map_or("", UserId::as_str))
+    .bind(filter.state.map_or("", |s| s.as_str()))
+    .bind(filter.site.as_deref().unwrap_or(""))
+    .bind(filter.plan.as_deref().unwrap_or(""))
+    .bind(i64::from(after.is_some()))
+    .bind(after.map_or(0, |(at, _)| at))
+    .bind(after.map_or("", |(_, id)| id))
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+    .context("listing a page of orders")
+}
+
 /// Every organization's orders whose organization, server name, order id
 /// or orderer's email contains `search` (any case), newest first, a page
 /// at a time (`limit` from `offset`), for staff; and how many match.

@@ -7,6 +7,8 @@ pub mod billing_state;
 pub mod cancellation;
 pub mod failures;
 pub mod health;
+pub mod labels;
+pub mod listing;
 mod mail_texts;
 pub mod maintenance;
 pub mod notices;

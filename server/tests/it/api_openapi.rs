@@ -154,7 +154,7 @@ async fn choices_are_enums_and_names_carry_their_rules(db: TestDb) {
     );
     assert_eq!(schema("ServerNameChoice")["maxLength"], 63);
     assert_eq!(schema("SnapshotNameChoice")["maxLength"], 63);
-    let rename = resolve(&doc, &schema("Rename")["properties"]["name"]).clone();
+    let rename = resolve(&doc, &schema("ServerChanges")["properties"]["name"]).clone();
     assert_eq!(rename["maxLength"], 63, "{rename}");
     // The snapshot's progress is documented.
     assert!(schema("SnapshotJson")["properties"]["progress"].is_object());

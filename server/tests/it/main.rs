@@ -25,6 +25,7 @@ mod api_docs;
 mod api_fuzz;
 mod api_journey;
 mod api_limits;
+mod api_lists;
 mod api_openapi;
 mod api_orders;
 mod api_tokens;

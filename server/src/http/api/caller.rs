@@ -284,6 +284,45 @@ impl PageQuery {
     }
 }
 
+/// Paging cut in the database: the query asks for one row more than the
+/// page holds, to know whether another page follows.
+impl PageQuery {
+    /// The last item of the previous page, from the cursor: its creation
+    /// time and id (see [`sort_key`]).
+    pub fn after(&self, lang: Lang) -> Result<Option<(i64, String)>, ApiError> {
+        let Some(cursor) = self.cursor.as_deref().filter(|c| !c.is_empty()) else {
+            return Ok(None);
+        };
+        let key = unhex(cursor).ok_or_else(|| ApiError::new(Problem::InvalidCursor, lang))?;
+        let (created_at, id) = key
+            .split_once(':')
+            .and_then(|(at, id)| Some((at.parse::<i64>().ok()?, id.to_owned())))
+            .ok_or_else(|| ApiError::new(Problem::InvalidCursor, lang))?;
+        Ok(Some((created_at, id)))
+    }
+
+    /// The rows to ask the database for: the page and one more.
+    pub fn fetch(&self, lang: Lang) -> Result<i64, ApiError> {
+        let limit = self.limit().map_err(|p| ApiError::new(p, lang))?;
+        Ok(limit as i64 + 1)
+    }
+
+    /// A page from rows fetched with [`PageQuery::fetch`].
+    pub fn cut<T>(&self, mut rows: Vec<T>, key: impl Fn(&T) -> String) -> ListPage<T> {
+        let limit = self.limit().unwrap_or(50);
+        let next_cursor = if rows.len() > limit {
+            rows.truncate(limit);
+            rows.last().map(|last| hex(&key(last)))
+        } else {
+            None
+        };
+        ListPage {
+            data: rows,
+            next_cursor,
+        }
+    }
+}
+
 fn hex(text: &str) -> String {
     text.bytes().map(|b| format!("{b:02x}")).collect()
 }

@@ -17,6 +17,7 @@ mod messages;
 pub mod openapi;
 mod orders;
 mod public;
+mod revalidate;
 mod servers;
 mod snapshots;
 mod ssh_keys;
@@ -262,7 +263,12 @@ async fn admit(
         Err(response) => return response,
     };
     req.extensions_mut().insert(caller);
+    let asked =
+        (req.method() == Method::GET).then(|| revalidate::Asked::of(req.headers(), req.uri()));
     let mut response = idempotency::once(state, req, next).await;
+    if let Some(asked) = asked {
+        response = revalidate::finish(asked, &state.config.public_base_url, response).await;
+    }
     caller::rate_headers(response.headers_mut(), window);
     response
 }

@@ -8,6 +8,7 @@ use axum::Json;
 use backend::api_tokens::Scope;
 use backend::orders::{self, Order};
 use backend::organizations::Role;
+use domain::order::OrderState;
 use domain::time::format_iso;
 use domain::{OrderId, ServerId};
 use serde::Serialize;
@@ -141,16 +142,33 @@ pub(super) async fn visible_order(
         .ok_or_else(|| caller.error(Problem::NotFound))
 }
 
+/// `?state=&site=&plan=` and the page.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OrderQuery {
+    /// 1–100, default 50; outside that range: 400.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page (or follow `Link`).
+    pub cursor: Option<String>,
+    #[param(value_type = Option<OrderStateChoice>)]
+    pub state: Option<String>,
+    #[param(value_type = Option<SiteChoice>)]
+    pub site: Option<String>,
+    #[param(value_type = Option<PlanChoice>)]
+    pub plan: Option<String>,
+}
+
 /// The organization's orders, newest first (a technical member's token:
-/// the orders that member placed).
+/// the orders that member placed), filtered and paged in the database.
 #[utoipa::path(
     get,
     path = "/api/v1/orders",
     tag = "orders",
-    params(PageQuery),
+    params(OrderQuery),
     responses(
         (status = 200, description = "A page of orders, newest first", body = ListPage<OrderJson>),
-        (status = 400, description = "Bad cursor", body = ErrorBody),
+        (status = 400, description = "Bad cursor, or an unknown `state` (`bad_request`)", body = ErrorBody),
         (status = 401, description = "No valid token", body = ErrorBody),
         (status = 403, description = "The token lacks `read`", body = ErrorBody),
     ),
@@ -159,20 +177,31 @@ pub(super) async fn visible_order(
 async fn list_orders(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(q): ApiQuery<OrderQuery>,
 ) -> ApiResult<Json<ListPage<OrderJson>>> {
-    let placed_by = (caller.role == Role::Technical).then_some(caller.user_id.as_str());
-    let list = orders::list(&state.db, &caller.organization_id, placed_by).await?;
-    let page = q.page(list, |o| sort_key(o.created_at, &o.id), true, caller.lang)?;
+    let filter = orders::Filter {
+        state: match q.state.as_deref() {
+            Some(word) => {
+                Some(OrderState::parse(word).ok_or_else(|| caller.error(Problem::BadRequest))?)
+            }
+            None => None,
+        },
+        site: q.site.clone(),
+        plan: q.plan.clone(),
+        placed_by: (caller.role == Role::Technical).then(|| caller.user_id.clone()),
+    };
+    let paging = PageQuery {
+        limit: q.limit,
+        cursor: q.cursor.clone(),
+    };
+    let after = paging.after(caller.lang)?;
+    let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
+    let fetch = paging.fetch(caller.lang)?;
+    let rows = orders::page(&state.db, &caller.organization_id, &filter, after, fetch).await?;
+    let page = paging.cut(rows, |o| sort_key(o.created_at, &o.id));
     let money = sees_money(&caller);
-    Ok(Json(ListPage {
-        data: page
-            .data
-            .into_iter()
-            .map(|o| json(&state.config.public_base_url, o, money, None))
-            .collect(),
-        next_cursor: page.next_cursor,
-    }))
+    let base_url = &state.config.public_base_url;
+    Ok(Json(page.map(|o| json(base_url, o, money, None))))
 }
 
 /// One order.

@@ -9,7 +9,10 @@ use axum::Json;
 use backend::api_tokens::Scope;
 use backend::fleet::PowerAction;
 use backend::servers::cancellation::{self, CancelError};
+use backend::servers::labels::{self, Labels};
+use backend::servers::listing::{self, After, Filter};
 use backend::servers::{self, Server, ServerError};
+use domain::server::ShownState;
 use domain::time::format_iso;
 use domain::ServerId;
 use http::StatusCode;
@@ -32,7 +35,7 @@ pub fn routes() -> Vec<ApiRoute> {
     vec![
         ApiRoute::get("/api/v1/servers", read, list),
         ApiRoute::get("/api/v1/servers/{id}", read, show),
-        ApiRoute::patch("/api/v1/servers/{id}", write, rename),
+        ApiRoute::patch("/api/v1/servers/{id}", write, update),
         ApiRoute::post("/api/v1/servers/{id}/power", write, power),
         ApiRoute::post("/api/v1/servers/{id}/cancellation", write, cancel),
         ApiRoute::delete("/api/v1/servers/{id}/cancellation", write, revoke),
@@ -41,14 +44,14 @@ pub fn routes() -> Vec<ApiRoute> {
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(list, show, rename, power, cancel, revoke),
+    paths(list, show, update, power, cancel, revoke),
     components(schemas(
         ServerJson,
         TelemetryJson,
         CardJson,
         HealthJson,
         WindowJson,
-        Rename,
+        ServerChanges,
         Power,
         Cancel
     ))
@@ -99,6 +102,9 @@ pub struct ServerJson {
     pub cancel_at: Option<String>,
     /// The dates a cancellation may be scheduled for (term ends).
     pub cancellable_at: Vec<String>,
+    /// `key: value` labels (`PATCH` sets them; `?label=` filters by
+    /// them).
+    pub labels: Labels,
     /// The server's SSH host keys, as `ssh` shows them on a first login:
     /// check the one it asks you to trust against these.
     pub host_keys: Vec<HostKeyJson>,
@@ -132,6 +138,7 @@ pub fn server_json(base_url: &str, s: Server) -> ServerJson {
             .into_iter()
             .map(|(kind, fingerprint)| HostKeyJson { kind, fingerprint })
             .collect(),
+        labels: Labels::new(),
         telemetry: None,
         health: None,
         id: s.id.into_string(),
@@ -150,6 +157,15 @@ impl From<ServerError> for ApiError {
     }
 }
 
+/// A server as the API shows it, with its labels.
+pub async fn with_labels(state: &AppState, server: Server) -> ApiResult<ServerJson> {
+    let labels = labels::of_server(&state.db, &server.id).await?;
+    Ok(ServerJson {
+        labels,
+        ..server_json(&state.config.public_base_url, server)
+    })
+}
+
 /// The organization's server, or 404 (also for other organizations' ids).
 pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &ServerId) -> ApiResult<Server> {
     servers::get(&state.db, &caller.organization_id, id)
@@ -158,18 +174,79 @@ pub async fn own_server(state: &AppState, caller: &ApiCaller, id: &ServerId) -> 
         .ok_or_else(|| caller.error(Problem::NotFound))
 }
 
-/// The organization's servers, newest first.
-#[utoipa::path(get, path = "/api/v1/servers", tag = "servers", params(PageQuery),
+/// `?state=&site=&plan=&label=` and the page.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ServerQuery {
+    /// 1–100, default 50; outside that range: 400.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page (or follow `Link`).
+    pub cursor: Option<String>,
+    /// Only servers in this state (a failed installation is not listed:
+    /// its order says why).
+    #[param(value_type = Option<ServerStateChoice>)]
+    pub state: Option<String>,
+    #[param(value_type = Option<SiteChoice>)]
+    pub site: Option<String>,
+    #[param(value_type = Option<PlanChoice>)]
+    pub plan: Option<String>,
+    /// A label selector: `env=prod` (the label with this value), `gpu`
+    /// (the label, any value), several joined by `,` (all must hold; at
+    /// most 5).
+    pub label: Option<String>,
+}
+
+/// The organization's servers, newest first, filtered and paged in the
+/// database.
+#[utoipa::path(get, path = "/api/v1/servers", tag = "servers", params(ServerQuery),
     security(("token" = ["read"])),
-    responses((status = 200, body = inline(ListPage<ServerJson>)), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = inline(ListPage<ServerJson>)),
+        (status = 400, description = "An unknown `state`, or a `label` selector that breaks the label rules (`bad_request`)", body = ErrorBody)))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(q): ApiQuery<ServerQuery>,
 ) -> ApiResult<Response> {
-    let all = servers::list(&state.db, &caller.organization_id).await?;
-    let page = q.page(all, |s| sort_key(s.created_at, &s.id), true, caller.lang)?;
-    Ok(Json(page.map(|s| server_json(&state.config.public_base_url, s))).into_response())
+    let bad = || caller.error(Problem::BadRequest);
+    let filter = Filter {
+        state: match q.state.as_deref() {
+            Some(word) => Some(
+                ShownState::ALL
+                    .into_iter()
+                    .find(|s| s.as_str() == word)
+                    .ok_or_else(bad)?,
+            ),
+            None => None,
+        },
+        site: q.site.clone(),
+        plan: q.plan.clone(),
+        labels: match q.label.as_deref() {
+            Some(raw) => labels::parse_selectors(raw).ok_or_else(bad)?,
+            None => Vec::new(),
+        },
+    };
+    let paging = PageQuery {
+        limit: q.limit,
+        cursor: q.cursor.clone(),
+    };
+    let after = paging
+        .after(caller.lang)?
+        .map(|(created_at, id)| After { created_at, id });
+    let fetch = paging.fetch(caller.lang)?;
+    let org = &caller.organization_id;
+    let rows = listing::page(&state.db, org, &filter, after.as_ref(), fetch).await?;
+    let page = paging.cut(rows, |s| sort_key(s.created_at, &s.id));
+    let mut all_labels = labels::of_organization(&state.db, org).await?;
+    let base_url = &state.config.public_base_url;
+    Ok(Json(page.map(|s| {
+        let labels = all_labels.remove(&s.id).unwrap_or_default();
+        ServerJson {
+            labels,
+            ..server_json(base_url, s)
+        }
+    }))
+    .into_response())
 }
 
 /// One server with its telemetry summary and health.
@@ -183,33 +260,52 @@ pub async fn show(
 ) -> ApiResult<Response> {
     let server = own_server(&state, &caller, &id).await?;
     let (telemetry, health) = telemetry::summary(&state, &server).await?;
-    let mut json = server_json(&state.config.public_base_url, server);
+    let mut json = with_labels(&state, server).await?;
     json.telemetry = telemetry;
     json.health = Some(health);
     Ok(Json(json).into_response())
 }
 
+/// What a `PATCH` changes; a field left out stays as it is.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Rename {
-    #[schema(value_type = ServerNameChoice)]
-    pub name: String,
+pub struct ServerChanges {
+    #[schema(value_type = Option<ServerNameChoice>)]
+    pub name: Option<String>,
+    /// The server's labels, all of them (`{}` removes every label): at
+    /// most 16; keys 1–63 lower-case letters, digits, `.`, `_`, `-` or
+    /// `/`, starting and ending with a letter or digit; values 0–63
+    /// letters, digits, `.`, `_` or `-`.
+    pub labels: Option<Labels>,
 }
 
-/// Renames a server.
+/// Renames a server or sets its labels.
 #[utoipa::path(patch, path = "/api/v1/servers/{id}", tag = "servers",
-    params(("id" = String, Path)), request_body = Rename, security(("token" = ["servers:write"])),
-    responses((status = 200, body = ServerJson), (status = 422, body = ErrorBody)))]
-pub async fn rename(
+    params(("id" = String, Path)), request_body = ServerChanges, security(("token" = ["servers:write"])),
+    responses((status = 200, body = ServerJson),
+        (status = 422, description = "`invalid_name`, or `invalid` with `field` naming the label at fault (`labels.env`)", body = ErrorBody)))]
+pub async fn update(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
     ApiPath(id): ApiPath<ServerId>,
-    Body(body): Body<Rename>,
+    Body(body): Body<ServerChanges>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
-    servers::rename(&state.db, &state.clock, &caller.actor(), &id, &body.name).await?;
+    // Both checked before either is changed: a refused label renames nothing.
+    if let Some(key) = body.labels.as_ref().and_then(labels::invalid) {
+        return Err(caller.error(Problem::Invalid).at(&format!("labels.{key}")));
+    }
+    if let Some(name) = &body.name {
+        if backend::orders::server_name(name).is_none() {
+            return Err(caller.error(Problem::InvalidName).at("name"));
+        }
+        servers::rename(&state.db, &state.clock, &caller.actor(), &id, name).await?;
+    }
+    if let Some(labels) = &body.labels {
+        labels::set(&state.db, &state.clock, &caller.actor(), &id, labels).await?;
+    }
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
+    Ok(Json(with_labels(&state, server).await?).into_response())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -237,11 +333,8 @@ pub async fn power(
     };
     servers::power(&state.db, &state.clock, &caller.actor(), &id, action).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(server_json(&state.config.public_base_url, server)),
-    )
-        .into_response())
+    let json = with_labels(&state, server).await?;
+    Ok((StatusCode::ACCEPTED, Json(json)).into_response())
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -291,7 +384,7 @@ pub async fn cancel(
     let base_url = &state.config.public_base_url;
     cancellation::request(db, clock, stripe, &caller.actor(), &id, &request, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
+    Ok(Json(with_labels(&state, server).await?).into_response())
 }
 
 /// Takes a scheduled cancellation back (before its date).
@@ -311,7 +404,7 @@ pub async fn revoke(
     let base_url = &state.config.public_base_url;
     cancellation::take_back(db, clock, stripe, &caller.actor(), &id, base_url).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok(Json(server_json(&state.config.public_base_url, server)).into_response())
+    Ok(Json(with_labels(&state, server).await?).into_response())
 }
 
 impl From<CancelError> for ApiError {

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 
 use super::choices::{SnapshotNameChoice, SnapshotStateChoice};
 use super::error::ErrorBody;
-use super::servers::{own_server, server_json, ServerJson};
+use super::servers::{own_server, with_labels, ServerJson};
 use super::{ApiCaller, ApiError, ApiPath, ApiResult, ApiRoute, Body, Problem};
 use crate::startup::AppState;
 
@@ -221,11 +221,8 @@ pub async fn restore(
     let actor = caller.actor();
     snapshots::restore(&state.db, &state.clock, &actor, &id, &snapshot_id).await?;
     let server = own_server(&state, &caller, &id).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(server_json(&state.config.public_base_url, server)),
-    )
-        .into_response())
+    let json = with_labels(&state, server).await?;
+    Ok((StatusCode::ACCEPTED, Json(json)).into_response())
 }
 
 /// Deletes a snapshot.

@@ -113,9 +113,36 @@ fn complete_operation(path: &str, method: &str, operation: &mut Map<String, Valu
             }
         }
     }
+    if secured && method == "get" {
+        revalidated(responses, paged);
+    }
     for (status, response) in responses.iter_mut() {
         shape(status, response, secured);
     }
+}
+
+/// A token `GET`'s 200 has an `ETag` (and a list's, when there is a next
+/// page, `Link`); the same `If-None-Match` gets a bodiless 304.
+fn revalidated(responses: &mut Map<String, Value>, paged: bool) {
+    let reference = |name: &str| json!({ "$ref": format!("#/components/headers/{name}") });
+    if let Some(ok) = responses.get_mut("200") {
+        // A PDF is not revalidated (it redirects or streams).
+        let json = ok["content"].get("application/json").is_some();
+        if !json {
+            return;
+        }
+        ok["headers"]["ETag"] = reference("ETag");
+        ok["headers"]["Cache-Control"] = reference("Cache-Control");
+        if paged {
+            ok["headers"]["Link"] = reference("Link");
+        }
+    }
+    responses.entry("304").or_insert_with(|| {
+        json!({
+            "description": "Unchanged since the `ETag` sent in `If-None-Match`: no body",
+            "headers": { "ETag": reference("ETag") }
+        })
+    });
 }
 
 fn join(known: &str, more: &str) -> String {
@@ -189,6 +216,19 @@ fn headers() -> Value {
         "X-RateLimit-Remaining": integer("Requests left in the current minute."),
         "X-RateLimit-Reset": integer("Seconds until the current minute's window ends."),
         "Retry-After": integer("Seconds to wait before retrying."),
+        "ETag": {
+            "description": "Weak; send it back in `If-None-Match` to get a bodiless 304 while the answer is the same.",
+            "schema": { "type": "string" }
+        },
+        "Cache-Control": {
+            "description": "`private, no-cache`: a cache may keep the answer for this token only and must revalidate it.",
+            "schema": { "type": "string" }
+        },
+        "Link": {
+            "description": "RFC 8288 `<…>; rel=\"next\"`: the next page's absolute address. Only when there is one.",
+            "required": false,
+            "schema": { "type": "string" }
+        },
         "WWW-Authenticate": {
             "description": "RFC 6750: `Bearer realm=\"api\"`, with `error=\"invalid_token\"` for a token that no longer works or `error=\"insufficient_scope\", scope=\"…\"`.",
             "schema": { "type": "string" }
