@@ -43,6 +43,18 @@ const RETENTION: &[Retention] = &[
         keep: DAY,
     },
     Retention {
+        what: "API events",
+        // The event feed and webhooks look back 30 days, as Stripe's do.
+        sql: "delete from api_events where created_at < $1 and seq is not null",
+        keep: 30 * DAY,
+    },
+    Retention {
+        what: "webhook deliveries",
+        // Shown on the webhooks page for a month; retries end in 3 days.
+        sql: "delete from webhook_deliveries where created_at < $1 and state <> 'pending'",
+        keep: 30 * DAY,
+    },
+    Retention {
         what: "failed logins",
         // The longest throttle window (wrong codes) is a day.
         sql: "delete from login_failures where at < $1",

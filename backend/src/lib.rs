@@ -12,6 +12,7 @@ pub mod console;
 pub mod csv;
 pub mod db;
 pub mod demo;
+pub mod events;
 pub mod fleet;
 pub mod housekeeping;
 pub mod idempotency;
@@ -31,6 +32,7 @@ pub mod stock_alerts;
 pub mod stock_history;
 pub mod stock_watch;
 pub mod support;
+pub mod webhooks;
 pub mod worker;
 
 pub use clock::Clock;

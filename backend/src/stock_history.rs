@@ -106,6 +106,7 @@ pub async fn record_changes(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
             Some((seq, _, _)) => seq + 1,
             None => 1,
         };
+        let mut tx = db.begin().await.context("starting a transaction")?;
         let done = sqlx::query(
             "insert into stock_changes (id, plan_id, site_code, seq, level, band, changed_at) \
              values ($1, $2, $3, $4, $5, $6, $7) \
@@ -118,9 +119,26 @@ pub async fn record_changes(db: &Db, clock: &Clock) -> anyhow::Result<usize> {
         .bind(level)
         .bind(band)
         .bind(stock.read_at)
-        .execute(&db.pool)
+        .execute(&mut *tx)
         .await
         .context("recording a stock change")?;
+        if done.rows_affected() == 1 && seq > 1 {
+            // Everyone's news (the first count of a combination is none).
+            let data = serde_json::json!({
+                "object": "stock", "plan": plan, "site": site, "level": level, "band": band,
+            });
+            let subject = format!("{plan}@{site}");
+            crate::events::record(
+                &mut tx,
+                None,
+                "stock.changed",
+                &subject,
+                data,
+                stock.read_at,
+            )
+            .await?;
+        }
+        tx.commit().await.context("committing the stock change")?;
         inserted += done.rows_affected() as usize;
     }
     Ok(inserted)

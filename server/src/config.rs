@@ -83,6 +83,11 @@ pub struct Config {
     /// only for web-only replicas.
     #[arg(long, env = "RUN_WORKERS", default_value_t = true, action = clap::ArgAction::Set)]
     pub run_workers: bool,
+    /// Let webhook endpoints be plain http:// and on private, loopback or
+    /// link-local addresses. Off in production (a customer's webhook must
+    /// not reach inside the data centre); development mode allows them.
+    #[arg(long, env = "WEBHOOKS_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub webhooks_allow_private: bool,
     /// Simulated fleet: how long each provisioning step takes, in
     /// milliseconds (six steps per server).
     #[arg(long, env = "FLEET_DEV_STEP_MS", default_value_t = 1500)]
@@ -373,6 +378,7 @@ impl Config {
             mail_from: "GPU servers <noreply@localhost>".to_owned(),
             log_filter: "warn".to_owned(),
             run_workers: true,
+            webhooks_allow_private: false,
             fleet_dev_step_ms: 10,
             api_rate_limit: 300,
             fleet_dev_faulty_hosts: Vec::new(),
@@ -447,6 +453,11 @@ impl Config {
                 "VIES=development answers from a fixture: production confirms VAT IDs with the EU (VIES=eu)"
             ),
         })
+    }
+
+    /// Whether webhooks may go to http:// and private addresses.
+    pub fn webhooks_private(&self) -> bool {
+        self.webhooks_allow_private || self.development()
     }
 
     pub fn development(&self) -> bool {

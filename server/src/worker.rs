@@ -19,7 +19,40 @@ const PARALLEL_JOBS: usize = 16;
 const POLL: Duration = Duration::from_millis(200);
 const HOUSEKEEPING_EVERY: u32 = 10;
 
+/// How often events are published and due webhooks sent: a webhook
+/// follows its event by about this much.
+const WEBHOOKS_EVERY: Duration = Duration::from_secs(1);
+
+/// Publishes recorded events (numbers them for `GET /events`, queues them
+/// for webhook endpoints) and sends due deliveries, apart from the job
+/// loop so a slow endpoint never delays a job.
+fn spawn_webhooks(state: Arc<AppState>, owner: String) {
+    let sending = backend::webhooks::Sending {
+        sealer: state.sealer.clone(),
+        allow_private: state.config.webhooks_private(),
+        owner,
+    };
+    tokio::spawn(async move {
+        loop {
+            if state.db.pool.is_closed() {
+                return;
+            }
+            if let Err(error) = backend::events::publish(&state.db).await {
+                tracing::error!(error = %format!("{error:#}"), "publishing events failed");
+            }
+            match backend::webhooks::deliver_due(&state.db, &state.clock, &sending).await {
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::error!(error = %format!("{error:#}"), "sending webhooks failed")
+                }
+            }
+            tokio::time::sleep(WEBHOOKS_EVERY).await;
+        }
+    });
+}
+
 pub fn spawn(state: Arc<AppState>, runner: Runner) {
+    spawn_webhooks(state.clone(), runner.owner.clone());
     tokio::spawn(async move {
         let slots = Arc::new(Semaphore::new(PARALLEL_JOBS));
         let mut tick: u32 = 0;

@@ -72,6 +72,7 @@ pub struct ApiDocs {
     pub order_example: Example,
     pub snapshot_example: Example,
     pub watch_example: Example,
+    pub events_example: Example,
     /// Before the stock-alert command, in the stock example.
     pub watch_alert: &'static str,
     pub comments: Comments,
@@ -157,6 +158,9 @@ pub struct Comments {
     pub watch_same: &'static str,
     pub alert_mail: &'static str,
     pub pagination_loop: &'static str,
+    pub events_poll: &'static str,
+    pub events_endpoint: &'static str,
+    pub events_verify: &'static str,
 }
 
 /// What each endpoint does, one field per endpoint of the contract.
@@ -197,4 +201,14 @@ pub struct EndpointNames {
     pub invoice: &'static str,
     pub invoice_pdf: &'static str,
     pub credit_notes: &'static str,
+    pub events: &'static str,
+    pub webhooks: &'static str,
+    pub webhook: &'static str,
+    pub webhook_create: &'static str,
+    pub webhook_update: &'static str,
+    pub webhook_delete: &'static str,
+    pub webhook_secret: &'static str,
+    pub webhook_ping: &'static str,
+    pub webhook_deliveries: &'static str,
+    pub webhook_resend: &'static str,
 }

@@ -175,6 +175,17 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         ],
         after: &[],
     },
+    events_example: Example {
+        heading: "Events and webhooks",
+        intro: &[
+            "`GET /events` lists what happened, oldest first: `server.*` (every entry of a server’s history: `server.running`, `server.snapshot.ready`, `server.maintenance.proposed`, `server.billing.suspended` …), `order.held`, `order.confirmed`, `order.fulfilled`, `order.failed`, `order.expired`, `invoice.open`, `invoice.paid` … (with `billing:read`) and `stock.changed`. Keep `next_cursor` and ask again: you get each event once. Events are kept 30 days.",
+            "Or have them pushed: a webhook endpoint gets each event it subscribed to as a POST of the same JSON, within a second or two. Any answer but 2xx within 10 s is tried again after 1 min, 5 min, 30 min, 2 h, 5 h, 10 h and 24 h. Every delivery, with the status and start of the answer it got, is listed for 30 days and can be sent again. An endpoint gets only what its creator may see: invoices for owners, servers and orders for owners and technical members.",
+        ],
+        after: &[
+            "Each POST carries `Gpu-Signature: t=<unix time>,v1=<hex>`: HMAC-SHA256 with your endpoint’s secret over the time, a dot and the raw body. Refuse a request whose signature does not match or whose time is more than 5 minutes away, and ignore an event id you have handled (a retry sends it again). After `POST /webhooks/{id}/secret` both secrets sign for 24 hours (two `v1` values), so you can switch without losing an event.",
+            "The `secret` is in the response that creates or rolls it, and never again. Endpoints must be `https://` addresses on the public internet.",
+        ],
+    },
     watch_alert: "Or let us write to you: a stock alert mails the token’s creator when the plan is back at that site (scope `servers:write`).",
     comments: Comments {
         setup_token: "Your token, from the API tokens page (shown once).",
@@ -197,6 +208,9 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         watch_changed: "Changed: remember the new ETag and print the stock.",
         watch_same: "Nothing changed since the last run.",
         alert_mail: "Mailed to you once the plan is back in stock there.",
+        events_poll: "Every event since the last run, once: the cursor is kept in a file.",
+        events_endpoint: "Or have them pushed: an endpoint for server and order events (keep the secret).",
+        events_verify: "On your side: check the signature before trusting the body.",
         pagination_loop: "Every server, 100 per request.",
     },
 
@@ -243,5 +257,15 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         invoice: "One invoice.",
         invoice_pdf: "An invoice as PDF.",
         credit_notes: "Credit notes.",
+        events: "What happened, in order, from a cursor.",
+        webhooks: "Your webhook endpoints.",
+        webhook: "One webhook endpoint.",
+        webhook_create: "Add a webhook endpoint (the response has its secret, once).",
+        webhook_update: "Change an endpoint’s address, events or description, or pause it.",
+        webhook_delete: "Delete an endpoint.",
+        webhook_secret: "Roll the signing secret (the old one signs for 24 h more).",
+        webhook_ping: "Send a test event.",
+        webhook_deliveries: "Deliveries with the answers they got.",
+        webhook_resend: "Send a delivery’s event again.",
     },
 };

@@ -175,6 +175,17 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         ],
         after: &[],
     },
+    events_example: Example {
+        heading: "事件与 Webhook",
+        intro: &[
+            "`GET /events` 按发生顺序列出发生过的事：`server.*`（服务器历史中的每一条：`server.running`、`server.snapshot.ready`、`server.maintenance.proposed`、`server.billing.suspended` 等）、`order.held`、`order.confirmed`、`order.fulfilled`、`order.failed`、`order.expired`、`invoice.open`、`invoice.paid` 等（需要 `billing:read`）以及 `stock.changed`。保存 `next_cursor` 并再次请求，每个事件只会收到一次。事件保留 30 天。",
+            "也可以让我们推送：Webhook 端点会在一两秒内以 POST 收到它订阅的每个事件，内容与事件接口相同。10 秒内未返回 2xx 的，会在 1 分钟、5 分钟、30 分钟、2 小时、5 小时、10 小时和 24 小时后重试。每次投递及其收到的状态码和响应开头都保留 30 天，可以重新发送。端点只会收到其创建者有权看到的事件：发票事件仅限所有者，服务器和订单事件限所有者和技术成员。",
+        ],
+        after: &[
+            "每个 POST 都带有 `Gpu-Signature: t=<Unix 时间>,v1=<十六进制>`：以端点密钥对时间、一个点号和原始请求体做 HMAC-SHA256。签名不符或时间相差超过 5 分钟的请求应拒绝；已处理过的事件 ID 应忽略（重试会再次发送同一事件）。调用 `POST /webhooks/{id}/secret` 后，新旧两个密钥在 24 小时内同时签名（两个 `v1` 值），切换时不会丢失事件。",
+            "`secret` 只出现在创建或轮换它的那次响应中，之后不再显示。端点必须是公网上的 `https://` 地址。",
+        ],
+    },
     watch_alert: "也可以让我们通知您：创建到货提醒后，当该站点重新有这个方案时，我们会发邮件给令牌的创建者（需要 `servers:write` 权限）。",
     comments: Comments {
         setup_token: "您的令牌，来自 API 令牌页面（只显示一次）。",
@@ -197,6 +208,9 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         watch_changed: "有变化：记下新的 ETag 并输出库存。",
         watch_same: "自上次运行以来没有变化。",
         alert_mail: "该站点重新有货时，我们会发邮件给您。",
+        events_poll: "上次运行以来的每个事件，各一次：游标保存在文件中。",
+        events_endpoint: "也可以让我们推送：为服务器和订单事件添加一个端点（请保存密钥）。",
+        events_verify: "在您这一侧：先核对签名，再信任请求体。",
         pagination_loop: "列出全部服务器，每次请求 100 台。",
     },
 
@@ -242,6 +256,16 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         invoices: "发票（分页）。",
         invoice: "单张发票。",
         invoice_pdf: "发票 PDF。",
+        events: "按顺序列出发生过的事，从游标开始。",
+        webhooks: "您的 Webhook 端点。",
+        webhook: "单个 Webhook 端点。",
+        webhook_create: "添加 Webhook 端点（响应中含密钥，仅此一次）。",
+        webhook_update: "修改端点的地址、事件或说明，或暂停它。",
+        webhook_delete: "删除端点。",
+        webhook_secret: "轮换签名密钥（旧密钥继续签名 24 小时）。",
+        webhook_ping: "发送一个测试事件。",
+        webhook_deliveries: "各次投递及其收到的响应。",
+        webhook_resend: "重新发送某次投递的事件。",
         credit_notes: "贷项通知单。",
     },
 };

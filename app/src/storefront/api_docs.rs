@@ -154,6 +154,7 @@ pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
                 <p>{t.stock_feed}" "{url_link(feed_again)}</p>
                 <p>{prose(t.watch_alert)}</p>
                 {code_block(examples::stock_alert(c))}
+                {example("events-and-webhooks", &t.events_example, examples::events(c))}
 
                 <h2 id=endpoints.0>{endpoints.1}</h2>
                 <p>{t.endpoints_intro}</p>

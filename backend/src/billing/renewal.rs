@@ -227,6 +227,7 @@ async fn issue_for(
         issued_mail(lang, &number, Money::eur(amount_due), seller, due_at)
     })
     .await?;
+    crate::events::invoice(&mut tx, invoice_id.as_str(), now).await?;
     tx.commit().await.context("committing the invoice")?;
     Ok(true)
 }

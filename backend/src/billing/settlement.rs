@@ -140,6 +140,7 @@ pub async fn record_payment(
     .execute(&mut *tx)
     .await
     .context("marking the invoice paid")?;
+    crate::events::invoice(&mut tx, id.as_str(), now).await?;
     super::dunning::restore_if_settled(&mut tx, &org, now).await?;
     let mut detail = format!(
         "{number}: {} received on {} ({} due)",
@@ -208,6 +209,7 @@ pub async fn close_unpaid(
     .execute(&mut *tx)
     .await
     .context("closing the invoice")?;
+    crate::events::invoice(&mut tx, id.as_str(), now).await?;
     super::dunning::restore_if_settled(&mut tx, &org, now).await?;
     let detail = format!(
         "{number}: {} not collected; {reason}",

@@ -89,6 +89,7 @@ pub async fn confirm_in(
         .execute(&mut **tx)
         .await
         .context("failing the order")?;
+        crate::events::order(tx, order_id.as_str(), "failed", now).await?;
         return Ok(None);
     };
     let server_id = ServerId::from(new_id());
@@ -117,6 +118,7 @@ pub async fn confirm_in(
         .execute(&mut **tx)
         .await
         .context("linking the server")?;
+    crate::events::order(tx, order_id.as_str(), "confirmed", now).await?;
     crate::servers::record_event(tx, &server_id, EventKind::Ordered, order_id.as_str(), now)
         .await?;
     jobs::enqueue(tx, jobs::JobKind::Provision, &server_id, now, now).await?;

@@ -201,17 +201,20 @@ pub async fn expire_holds(db: &Db, clock: &Clock) -> anyhow::Result<u64> {
         let id: HostId = row.try_get("id")?;
         host_event(&mut tx, &id, "free", "hold expired", now).await?;
     }
-    let expired = sqlx::query(
+    let expired: Vec<String> = sqlx::query_scalar(
         "update orders set state = 'expired', hold_expires_at = null, updated_at = $1 \
-         where state = 'held' and hold_expires_at <= $1",
+         where state = 'held' and hold_expires_at <= $1 returning id",
     )
     .bind(now)
-    .execute(&mut *tx)
+    .fetch_all(&mut *tx)
     .await
     .context("expiring unpaid orders")?;
+    for order_id in &expired {
+        crate::events::order(&mut tx, order_id, "expired", now).await?;
+    }
     if !released.is_empty() {
         notify_stock_changed(db, &mut tx).await?;
     }
     tx.commit().await.context("committing expired holds")?;
-    Ok(expired.rows_affected())
+    Ok(expired.len() as u64)
 }

@@ -155,6 +155,7 @@ pub async fn place(
     if let Some(p) = &pasted {
         ssh_keys::add(&mut *tx, &new.user_id, "", p, now).await?;
     }
+    crate::events::order(&mut tx, order_id.as_str(), "held", now).await?;
     audit::record(
         &mut *tx,
         &audit::Entry {

@@ -210,6 +210,28 @@ pub async fn record_event(
     .execute(&mut **tx)
     .await
     .context("recording a server event")?;
+    // The same news for the API's event feed and webhooks.
+    let server =
+        sqlx::query("select organization_id, name, state, step from servers where id = $1")
+            .bind(server_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .context("reading the server for its event")?;
+    if let Some(row) = server {
+        use sqlx::Row;
+        let organization: OrganizationId = row.try_get("organization_id")?;
+        let state: ServerState = row.try_get("state")?;
+        let step: Step = row.try_get("step")?;
+        let data = serde_json::json!({
+            "object": "server",
+            "id": server_id.as_str(),
+            "name": row.try_get::<String, _>("name")?,
+            "state": domain::server::ShownState::of(state, step).as_str(),
+            "detail": detail,
+        });
+        let kind = format!("server.{}", kind.as_str());
+        crate::events::record(tx, Some(&organization), &kind, server_id.as_str(), data, at).await?;
+    }
     Ok(())
 }
 

@@ -216,12 +216,19 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("marking the server running")?;
-        sqlx::query("update orders set state = 'fulfilled', updated_at = $1 where id = $2")
-            .bind(now)
-            .bind(&server.order_id)
-            .execute(&mut *tx)
-            .await
-            .context("fulfilling the order")?;
+        // Once: a rebuild runs the server again, its order stays fulfilled.
+        let fulfilled = sqlx::query(
+            "update orders set state = 'fulfilled', updated_at = $1 where id = $2 \
+             and state <> 'fulfilled'",
+        )
+        .bind(now)
+        .bind(&server.order_id)
+        .execute(&mut *tx)
+        .await
+        .context("fulfilling the order")?;
+        if fulfilled.rows_affected() == 1 {
+            crate::events::order(&mut tx, server.order_id.as_str(), "fulfilled", now).await?;
+        }
         if server.term_start.is_some() {
             // A rebuild after a host failure: the server is back.
             super::failures::end_downtime(&mut tx, &server.id, now).await?;
@@ -376,6 +383,7 @@ impl Runner {
         .execute(&mut *tx)
         .await
         .context("failing the order")?;
+        crate::events::order(&mut tx, server.order_id.as_str(), "failed", now).await?;
         record_event(&mut tx, &server.id, EventKind::Failed, reason, now).await?;
         tx.commit().await.context("committing")?;
         Ok(())

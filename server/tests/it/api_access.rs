@@ -53,6 +53,19 @@ const ROWS: &[Row] = &[
     ("GET", "/api/v1/ssh-keys/{id}", "/api/v1/ssh-keys/nope", None, [401, 404, 404, 404, 403, 404]),
     ("POST", "/api/v1/ssh-keys", "/api/v1/ssh-keys", Some(r#"{"public_key": "ssh-ed25519 nope"}"#), [401, 422, 403, 422, 403, 422]),
     ("DELETE", "/api/v1/ssh-keys/{id}", "/api/v1/ssh-keys/nope", None, [401, 404, 403, 404, 403, 404]),
+    // Events: every organization reads its own feed.
+    ("GET", "/api/v1/events", "/api/v1/events", None, [401, 200, 200, 200, 403, 200]),
+    // Webhooks: reading needs read, changing servers:write; ids are the
+    // organization's.
+    ("GET", "/api/v1/webhooks", "/api/v1/webhooks", None, [401, 200, 200, 200, 403, 200]),
+    ("POST", "/api/v1/webhooks", "/api/v1/webhooks", Some(r#"{"url": "ftp://x.example/", "events": ["*"]}"#), [401, 422, 403, 422, 403, 422]),
+    ("GET", "/api/v1/webhooks/{id}", "/api/v1/webhooks/nope", None, [401, 404, 404, 404, 403, 404]),
+    ("PATCH", "/api/v1/webhooks/{id}", "/api/v1/webhooks/nope", Some(r#"{"enabled": false}"#), [401, 404, 403, 404, 403, 404]),
+    ("DELETE", "/api/v1/webhooks/{id}", "/api/v1/webhooks/nope", None, [401, 404, 403, 404, 403, 404]),
+    ("POST", "/api/v1/webhooks/{id}/secret", "/api/v1/webhooks/nope/secret", None, [401, 404, 403, 404, 403, 404]),
+    ("POST", "/api/v1/webhooks/{id}/ping", "/api/v1/webhooks/nope/ping", None, [401, 404, 403, 404, 403, 404]),
+    ("GET", "/api/v1/webhooks/{id}/deliveries", "/api/v1/webhooks/nope/deliveries", None, [401, 404, 404, 404, 403, 404]),
+    ("POST", "/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", "/api/v1/webhooks/nope/deliveries/nope/resend", None, [401, 404, 403, 404, 403, 404]),
     // Reading servers: read scope; B lists its own (none of A's).
     ("GET", "/api/v1/servers", "/api/v1/servers", None, [401, 200, 200, 200, 403, 200]),
     ("GET", "/api/v1/servers/{id}", "/api/v1/servers/{server_a}", None, [401, 200, 200, 200, 403, 404]),

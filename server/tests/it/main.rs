@@ -22,6 +22,7 @@ mod api_catalog;
 mod api_contract;
 mod api_discovery;
 mod api_docs;
+mod api_events;
 mod api_fuzz;
 mod api_journey;
 mod api_limits;

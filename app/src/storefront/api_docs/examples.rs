@@ -183,6 +183,40 @@ api -X POST "$API/stock-alerts" \
     )
 }
 
+/// The event feed from a saved cursor, a webhook endpoint, and checking
+/// a delivery's signature.
+pub fn events(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}# {poll}
+CURSOR=$(cat cursor 2>/dev/null || true)
+while :; do
+  PAGE=$(api "$API/events?cursor=$CURSOR")
+  echo "$PAGE" | jq -r '.data[]
+    | "\(.created_at) \(.type) \(.data.id)"'
+  CURSOR=$(echo "$PAGE" | jq -r '.next_cursor')
+  echo "$CURSOR" > cursor
+  [ "$(echo "$PAGE" | jq -r '.has_more')" = true ] || break
+done
+
+# {endpoint}
+api -X POST "$API/webhooks" \
+  -H 'Content-Type: application/json' \
+  -d '{{"url": "https://ops.example.com/gpu-hook",
+       "events": ["server.*", "order.*"]}}' \
+  | jq -r '.id, .secret'
+
+# {verify}
+# SIG: the Gpu-Signature header; BODY: the raw body
+T=${{SIG#t=}}; T=${{T%%,*}}
+WANT=$(printf '%s.%s' "$T" "$BODY" \
+  | openssl dgst -sha256 -hmac "$SECRET" | cut -d' ' -f2)
+case ",$SIG," in *",v1=$WANT,"*) echo ok ;; *) exit 1 ;; esac"#,
+        poll = c.events_poll,
+        endpoint = c.events_endpoint,
+        verify = c.events_verify,
+    )
+}
+
 /// Every server, page after page.
 pub fn pagination(c: &Comments) -> String {
     format!(

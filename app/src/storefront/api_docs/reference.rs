@@ -192,6 +192,26 @@ pub fn EndpointsTable(t: &'static ApiDocs) -> impl IntoView {
         ("GET", "/invoices/{id}", BILLING, n.invoice),
         ("GET", "/invoices/{id}/pdf", BILLING, n.invoice_pdf),
         ("GET", "/credit-notes", BILLING, n.credit_notes),
+        ("GET", "/events", READ, n.events),
+        ("GET", "/webhooks", READ, n.webhooks),
+        ("POST", "/webhooks", WRITE, n.webhook_create),
+        ("GET", "/webhooks/{id}", READ, n.webhook),
+        ("PATCH", "/webhooks/{id}", WRITE, n.webhook_update),
+        ("DELETE", "/webhooks/{id}", WRITE, n.webhook_delete),
+        ("POST", "/webhooks/{id}/secret", WRITE, n.webhook_secret),
+        ("POST", "/webhooks/{id}/ping", WRITE, n.webhook_ping),
+        (
+            "GET",
+            "/webhooks/{id}/deliveries",
+            READ,
+            n.webhook_deliveries,
+        ),
+        (
+            "POST",
+            "/webhooks/{id}/deliveries/{delivery_id}/resend",
+            WRITE,
+            n.webhook_resend,
+        ),
     ]
     .into_iter()
     .map(|(method, path, scope, what)| {

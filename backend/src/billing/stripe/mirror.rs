@@ -174,6 +174,7 @@ pub(super) async fn checkout_failed(
     .await
     .context("failing the order")?;
     if failed.rows_affected() == 1 {
+        crate::events::order(tx, order_id.as_str(), "failed", now).await?;
         crate::orders::holds::release_order_hold(db, tx, order_id, "payment failed", now).await?;
         jobs::enqueue(tx, jobs::JobKind::StripeUndeliverable, order_id, now, now).await?;
     }
@@ -206,6 +207,7 @@ pub(super) async fn checkout_expired(
     .await
     .context("expiring the order")?;
     if expired.rows_affected() == 1 {
+        crate::events::order(tx, order_id.as_str(), "expired", now).await?;
         crate::orders::holds::release_order_hold(db, tx, order_id, "checkout expired", now).await?;
     }
     Ok(true)
@@ -464,6 +466,9 @@ pub(super) async fn invoice(
             .execute(&mut **tx)
             .await
             .context("updating the mirrored invoice")?;
+            if old != status {
+                crate::events::invoice(tx, &id, now).await?;
+            }
         }
         None => {
             insert_invoice(
@@ -651,6 +656,7 @@ async fn insert_invoice(
     .execute(&mut **tx)
     .await
     .context("mirroring the invoice")?;
+    crate::events::invoice(tx, &id, m.now).await?;
     for (i, line) in object.lines.data.iter().enumerate() {
         let text = line.description.clone().unwrap_or_default();
         // Without the server yet, the plan still shows in the price's

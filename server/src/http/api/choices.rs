@@ -87,6 +87,9 @@ choice!(VatKindChoice,
 choice!(WindowStateChoice,
     "A maintenance window: `proposed` (awaiting an answer), `accepted`, `declined` (another time was proposed), `started`, `done` or `withdrawn` (a newer proposal replaced it)",
     words: WindowState::ALL.iter().map(|s| s.as_str()).collect());
+choice!(DeliveryStateChoice,
+    "`pending` (to be tried, or tried again at `next_attempt_at`), `succeeded` (a 2xx answer) or `failed` (no 2xx after the last try)",
+    words: backend::webhooks::DELIVERY_STATES.to_vec());
 choice!(ImageChoice,
     "An operating system image: `GET /images` lists them",
     words: OsImage::ALL.iter().map(|i| i.as_str()).collect());

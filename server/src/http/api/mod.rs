@@ -11,6 +11,7 @@ mod choices;
 mod console;
 mod discovery;
 pub mod error;
+mod events;
 mod feed;
 mod idempotency;
 mod messages;
@@ -22,6 +23,7 @@ mod servers;
 mod snapshots;
 mod ssh_keys;
 mod stock;
+mod webhooks;
 
 pub use caller::{sort_key, ApiCaller, ApiLang, ApiPath, ApiQuery, Body, ListPage, PageQuery};
 pub use error::{ApiError, ApiResult, Problem};
@@ -118,6 +120,8 @@ pub fn all() -> Vec<ApiRoute> {
         billing::routes(),
         alerts::routes(),
         ssh_keys::routes(),
+        events::routes(),
+        webhooks::routes(),
     ]
     .into_iter()
     .flatten()

@@ -73,8 +73,14 @@ fn next_link(uri: &Uri, base_url: &str, body: &[u8]) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Paged {
         next_cursor: Option<String>,
+        /// The event feed always has a cursor; it says whether to follow.
+        has_more: Option<bool>,
     }
-    let cursor = serde_json::from_slice::<Paged>(body).ok()?.next_cursor?;
+    let paged = serde_json::from_slice::<Paged>(body).ok()?;
+    if paged.has_more == Some(false) {
+        return None;
+    }
+    let cursor = paged.next_cursor?;
     // A cursor is hex; anything else is not put in a header.
     if cursor.is_empty() || !cursor.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;

@@ -34,6 +34,7 @@ pub fn routes() -> Vec<ApiRoute> {
         OrderStateChoice,
         InvoiceStateChoice,
         VatKindChoice,
+        DeliveryStateChoice,
         WindowStateChoice,
         ImageChoice,
         PowerActionChoice,
@@ -53,6 +54,7 @@ pub fn routes() -> Vec<ApiRoute> {
         (name = "billing", description = "Invoices and credit notes"),
         (name = "alerts", description = "Stock alerts"),
         (name = "account", description = "The token creator's SSH keys"),
+        (name = "events", description = "The event feed and signed webhooks"),
     )
 )]
 pub struct ApiDoc;
@@ -77,7 +79,7 @@ pub fn full() -> &'static serde_json::Value {
     static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     DOCUMENT.get_or_init(|| {
         use super::{alerts, billing, console, discovery, feed, orders, public, servers};
-        use super::{snapshots, ssh_keys, stock};
+        use super::{events, snapshots, ssh_keys, stock, webhooks};
         let mut document = ApiDoc::openapi();
         for part in [
             public::Doc::openapi(),
@@ -91,6 +93,8 @@ pub fn full() -> &'static serde_json::Value {
             billing::Doc::openapi(),
             alerts::Doc::openapi(),
             ssh_keys::Doc::openapi(),
+            events::Doc::openapi(),
+            webhooks::Doc::openapi(),
         ] {
             document.merge(part);
         }
