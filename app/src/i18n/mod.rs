@@ -38,6 +38,9 @@ mod tokens_zh;
 pub mod ui;
 mod ui_en;
 mod ui_zh;
+pub mod webhooks;
+mod webhooks_en;
+mod webhooks_zh;
 
 use domain::Lang;
 
@@ -108,6 +111,13 @@ pub fn tokens(lang: Lang) -> &'static tokens::Tokens {
     match lang {
         Lang::Zh => &tokens_zh::TOKENS_ZH,
         Lang::En => &tokens_en::TOKENS_EN,
+    }
+}
+
+pub fn webhooks(lang: Lang) -> &'static webhooks::Webhooks {
+    match lang {
+        Lang::Zh => &webhooks_zh::WEBHOOKS_ZH,
+        Lang::En => &webhooks_en::WEBHOOKS_EN,
     }
 }
 

@@ -123,6 +123,8 @@ pub enum FormError {
     Bmc(refusals::BmcRefusal),
     /// The API token form (name, scopes, expiry, too many tokens).
     Token(refusals::TokenRefusal),
+    /// The webhook endpoint form (address, events, too many).
+    Webhook(refusals::WebhookRefusal),
     /// A customer's support request form.
     Support(refusals::SupportRefusal),
     /// A staff form on a support request (message, closed, assignee).
@@ -193,6 +195,7 @@ impl FormError {
             FormError::AccountExists => p.err_account_exists.to_owned(),
             FormError::Bmc(refusal) => refusal.message(lang),
             FormError::Token(refusal) => refusal.message(lang),
+            FormError::Webhook(refusal) => refusal.message(lang),
             FormError::Support(refusal) => refusal.message(lang),
             FormError::StaffSupport(refusal) => refusal.message(lang),
         }
@@ -220,6 +223,7 @@ impl FormError {
             FormError::VatId => Some("vat_id"),
             FormError::CancelName => Some("confirm_name"),
             FormError::Token(refusals::TokenRefusal::Name) => Some("name"),
+            FormError::Webhook(refusals::WebhookRefusal::Url) => Some("url"),
             FormError::Support(refusals::SupportRefusal::Subject) => Some("subject"),
             FormError::Support(refusals::SupportRefusal::Body) => Some("body"),
             _ => None,
@@ -241,6 +245,7 @@ impl FormError {
             FormError::Unavailable => 503,
             FormError::Bmc(refusal) => refusal.status(),
             FormError::Token(refusal) => refusal.status(),
+            FormError::Webhook(refusal) => refusal.status(),
             FormError::Support(refusal) => refusal.status(),
             FormError::StaffSupport(refusal) => refusal.status(),
             _ => 422,

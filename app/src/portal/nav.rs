@@ -32,6 +32,7 @@ pub fn PortalNav(lang: Lang) -> impl IntoView {
                 {(technical || money).then(|| view! { <li><a href=href(lang, "/orders") aria-current=current("/orders")>{o.nav_orders}</a></li> })}
                 {technical.then(|| view! { <li><a href=href(lang, "/keys") aria-current=current("/keys")>{o.nav_keys}</a></li> })}
                 {(role.is_some() && !staff).then(|| view! { <li><a href=href(lang, "/tokens") aria-current=current("/tokens")>{crate::i18n::tokens(lang).title}</a></li> })}
+                {(technical && !staff).then(|| view! { <li><a href=href(lang, "/webhooks") aria-current=current("/webhooks")>{crate::i18n::webhooks(lang).title}</a></li> })}
                 {money.then(|| view! { <li><a href=href(lang, "/billing") aria-current=current("/billing")>{crate::i18n::billing(lang).nav_billing}</a></li> })}
                 {staff.then(|| view! { <li><a href=href(lang, "/staff") aria-current=current("/staff")>{crate::i18n::staff(lang).title}</a></li> })}
                 {owner.then(|| view! { <li><a href=href(lang, "/members") aria-current=current("/members")>{p.nav_members}</a></li> })}

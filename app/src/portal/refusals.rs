@@ -5,7 +5,7 @@
 use domain::{Lang, Money};
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::{staff, staff_support, support, tokens};
+use crate::i18n::{staff, staff_support, support, tokens, webhooks};
 
 /// Shortest support-request subject, in characters.
 pub const SUBJECT_MIN: usize = 3;
@@ -68,6 +68,33 @@ impl TokenRefusal {
     pub fn status(self) -> u16 {
         match self {
             TokenRefusal::TooMany => 409,
+            _ => 422,
+        }
+    }
+}
+
+/// Why the webhook form was refused, in words the page translates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WebhookRefusal {
+    Url,
+    Events,
+    TooMany,
+}
+
+impl WebhookRefusal {
+    pub fn message(self, lang: Lang) -> String {
+        let w = webhooks(lang);
+        match self {
+            WebhookRefusal::Url => w.err_url,
+            WebhookRefusal::Events => w.err_events,
+            WebhookRefusal::TooMany => w.err_too_many,
+        }
+        .to_owned()
+    }
+
+    pub fn status(self) -> u16 {
+        match self {
+            WebhookRefusal::TooMany => 409,
             _ => 422,
         }
     }

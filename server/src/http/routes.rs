@@ -177,6 +177,7 @@ pub fn all() -> Vec<Route> {
         account::two_factor::routes(),
         account::keys::routes(),
         account::tokens::routes(),
+        account::webhooks::routes(),
         team::members::routes(),
         team::audit::routes(),
         team::invitations::routes(),

@@ -18,6 +18,7 @@ use std::time::Duration;
 on_both_databases!(
     the_feed_tells_each_organization_what_happened_in_order,
     webhooks_are_signed_retried_resent_and_rolled,
+    webhooks_are_managed_in_the_portal_in_both_languages,
 );
 
 const START: i64 = 1_796_000_000;
@@ -469,5 +470,152 @@ async fn webhooks_are_signed_retried_resent_and_rolled(db: TestDb) {
     assert_eq!(deleted.status, 204);
     let gone = app.api_get(&deliveries, &reader).await;
     assert_eq!(gone.status, 404);
+    app.finish().await;
+}
+
+async fn webhooks_are_managed_in_the_portal_in_both_languages(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.member("owner@a.example", "Owner", "Org A").await;
+    let tech = app.invite(&owner, "tech@a.example", "technical").await;
+    let billing = app.invite(&owner, "bill@a.example", "billing").await;
+    let (url, received) = receiver(vec![]).await;
+    let empty = app.get_as(&owner, "/en/webhooks").await;
+    assert_eq!(empty.status, 200);
+    assert!(empty.body.contains("Add an endpoint"), "{}", empty.body);
+    assert!(
+        empty.body.contains("invoice.*"),
+        "owners may choose invoices"
+    );
+    let zh = app.get_as(&owner, "/zh/webhooks").await;
+    assert!(zh.body.contains("添加端点") && zh.body.contains("要发送的事件"));
+    assert_eq!(app.get_as(&billing, "/en/webhooks").await.status, 403);
+    let tech_page = app.get_as(&tech, "/en/webhooks").await;
+    assert!(
+        !tech_page.body.contains("invoice.*"),
+        "technical members see no money"
+    );
+
+    // Refused: an address that is not one, invoices for a technical member.
+    let bad = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks",
+            &[("url", "ftp://x.example/"), ("events", "server.*")],
+            &[],
+        )
+        .await;
+    assert_eq!(bad.status, 422, "{}", bad.body);
+    assert!(
+        bad.body.contains("Enter an https:// address"),
+        "{}",
+        bad.body
+    );
+    assert!(bad.body.contains("aria-invalid=\"true\""), "{}", bad.body);
+    let money = app
+        .post_as(
+            &tech,
+            "/en/webhooks",
+            "/en/webhooks",
+            &[("url", url.as_str()), ("events", "invoice.*")],
+            &[],
+        )
+        .await;
+    assert_eq!(money.status, 422, "{}", money.body);
+
+    let added = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks",
+            &[
+                ("url", url.as_str()),
+                ("description", "ops"),
+                ("events", "server.*"),
+                ("events", "stock.*"),
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(added.status, 303, "{}", added.body);
+    assert_eq!(added.location(), "/en/webhooks#new-secret");
+    let shown = app.get_as(&owner, "/en/webhooks").await;
+    let secret = shown
+        .body
+        .split("id=\"webhook-secret\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(secret.starts_with("whsec_"), "{}", shown.body);
+    assert!(shown.body.contains("server.*, stock.*"));
+    let again = app.get_as(&owner, "/en/webhooks").await;
+    assert!(!again.body.contains(&secret), "the secret is shown once");
+    let id = again
+        .body
+        .split("data-endpoint=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+
+    // A test event arrives signed, and the page shows it delivered.
+    let pinged = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks/ping",
+            &[("id", id.as_str())],
+            &[],
+        )
+        .await;
+    assert_eq!(pinged.location(), "/en/webhooks?done=pinged");
+    let calls = calls_until(&received, 1).await;
+    assert!(signed_by(&calls[0].0, &secret, &calls[0].2));
+    let delivered = app
+        .wait_for(&owner, "/en/webhooks", "data-state=\"succeeded\"")
+        .await;
+    assert!(delivered.contains("<code>ping</code>"), "{delivered}");
+    let zh = app.get_as(&owner, "/zh/webhooks").await;
+    assert!(zh.body.contains("已送达"), "{}", zh.body);
+
+    // Paused; deleted only when confirmed.
+    let paused = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks/toggle",
+            &[("id", id.as_str())],
+            &[],
+        )
+        .await;
+    assert_eq!(paused.location(), "/en/webhooks?done=changed");
+    assert!(app
+        .get_as(&owner, "/en/webhooks")
+        .await
+        .body
+        .contains("Paused"));
+    let unconfirmed = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks/delete",
+            &[("id", id.as_str())],
+            &[],
+        )
+        .await;
+    assert_eq!(unconfirmed.status, 422);
+    let deleted = app
+        .post_as(
+            &owner,
+            "/en/webhooks",
+            "/en/webhooks/delete",
+            &[("id", id.as_str()), ("confirm", "yes")],
+            &[],
+        )
+        .await;
+    assert_eq!(deleted.location(), "/en/webhooks?done=deleted");
+    let gone = app.get_as(&owner, "/en/webhooks").await;
+    assert!(gone.body.contains("No endpoints yet."), "{}", gone.body);
     app.finish().await;
 }

@@ -11,6 +11,7 @@ pub mod recovery;
 pub mod signup;
 pub mod tokens;
 pub mod two_factor;
+pub mod webhooks;
 
 use crate::http::auth::{after_login, start_login};
 use crate::http::page::{
