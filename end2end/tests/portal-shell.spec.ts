@@ -103,6 +103,19 @@ test('one portal frame: a sidebar on desks, a row on phones, tabs on the server 
   await expectAccessible(page, 'the tokens page');
   await shoot(page, 'tokens');
 
+  // Webhooks: an endpoint added in the form, its secret shown once, a test
+  // event listed with its answer; usable on a phone, in both languages.
+  await page.goto('/en/webhooks');
+  await page.getByLabel('Address').fill('http://127.0.0.1:9/hook');
+  await page.getByRole('checkbox', { name: /server\.\*/ }).check();
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  await expect(page.getByTestId('new-secret')).toContainText('whsec_');
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await expect(page.getByTestId('notice')).toBeVisible();
+  await expect(page.locator('tr[data-delivery] th code', { hasText: 'ping' })).toBeVisible();
+  await expectAccessible(page, 'the webhooks page');
+  await shoot(page, 'webhooks');
+
   // Members: a row's role choice and its buttons line up, one height.
   await page.goto('/en/members');
   const member = page.locator('tr[data-member]').first();

@@ -112,10 +112,10 @@ fn Deliveries(lang: Lang, endpoint: EndpointRow) -> impl IntoView {
             };
             view! {
                 <tr data-delivery=d.id.clone() data-state=d.state.clone()>
-                    <td>{when(d.at)}</td>
-                    <td><code>{d.event_type.clone()}</code></td>
-                    <td>{state}" · "{(w.attempts)(d.attempts)}</td>
-                    <td>{answer}</td>
+                    <th scope="row"><code>{d.event_type.clone()}</code></th>
+                    <td data-label=w.col_time>{when(d.at)}</td>
+                    <td data-label=w.col_state>{state}" · "{(w.attempts)(d.attempts)}</td>
+                    <td data-label=w.col_answer class="answer">{answer}</td>
                     <td>{button(lang, "resend", &endpoint.id, Some(&d.id), w.resend)}</td>
                 </tr>
             }
@@ -123,11 +123,11 @@ fn Deliveries(lang: Lang, endpoint: EndpointRow) -> impl IntoView {
         .collect_view();
     view! {
         <div class="table-scroll" role="region" tabindex="0" aria-label=(app::i18n::ui(lang).table_of)(w.deliveries_title)>
-            <table class="deliveries">
+            <table class="deliveries phone-cards">
                 <thead>
                     <tr>
-                        <th scope="col">{w.col_time}</th>
                         <th scope="col">{w.col_event}</th>
+                        <th scope="col">{w.col_time}</th>
                         <th scope="col">{w.col_state}</th>
                         <th scope="col">{w.col_answer}</th>
                         <th scope="col"><span class="sr-only">{w.resend}</span></th>
@@ -158,10 +158,14 @@ fn Endpoint(lang: Lang, endpoint: EndpointRow) -> impl IntoView {
     let toggle = if endpoint.enabled { w.pause } else { w.resume };
     view! {
         <article class="card webhook" aria-labelledby=labelled_by data-endpoint=id.clone()>
-            <h2 id=heading><code>{endpoint.url.clone()}</code></h2>
+            <h2 id=heading>{endpoint.url.clone()}</h2>
             {(!endpoint.description.is_empty()).then(|| view! { <p>{endpoint.description.clone()}</p> })}
-            <p>{w.events_label}": "<code>{endpoint.events.join(", ")}</code>" · "{state}</p>
-            {previous}
+            <dl class="facts">
+                <dt>{w.events_label}</dt>
+                <dd><code>{endpoint.events.join(", ")}</code></dd>
+                <dt>{w.col_state}</dt>
+                <dd data-enabled=endpoint.enabled.to_string()>{state}{previous}</dd>
+            </dl>
             <div class="actions">
                 {button(lang, "ping", &id, None, w.ping)}
                 {button(lang, "roll", &id, None, w.roll)}
