@@ -3,6 +3,7 @@
 //! snapshot it and restore it, cancel and take that back, and fetch the
 //! first invoice's PDF. The portal only made the token.
 
+use crate::common::api::create_token;
 use crate::common::{self, TestApp, TestDb};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -188,5 +189,83 @@ async fn a_script_orders_runs_snapshots_cancels_and_fetches_its_invoice(db: Test
     ] {
         assert!(audit.contains(done), "{done}: {audit}");
     }
+    app.finish().await;
+}
+
+on_both_databases!(a_script_resets_and_takes_the_root_password_once);
+
+/// The root password through the API: the one from the installation taken
+/// once, a reset set by the Fleet, the new one taken once; never cached,
+/// never replayed in the clear.
+async fn a_script_resets_and_takes_the_root_password_once(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (owner, id) = app.owner_with_running_server(&[("name", "rooted")]).await;
+    let token = create_token(&app, &owner, "root", &["read", "servers:write"]).await;
+    let path = format!("/api/v1/servers/{id}");
+    let take = format!("{path}/root-password/take");
+    assert_eq!(
+        app.api_get(&path, &token).await.json()["root_password_waiting"],
+        true
+    );
+    let taken = app
+        .api(
+            "POST",
+            &take,
+            Some(&token),
+            None,
+            &[("idempotency-key", "take-1")],
+        )
+        .await;
+    assert_eq!(taken.status, 200, "{}", taken.body);
+    assert_eq!(taken.header("cache-control"), "no-store");
+    let first = taken.json()["password"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(first.len() >= 16, "{first}");
+    // A retry with the key gets the same answer back; the table keeps it
+    // sealed, not in the clear.
+    let replayed = app
+        .api(
+            "POST",
+            &take,
+            Some(&token),
+            None,
+            &[("idempotency-key", "take-1")],
+        )
+        .await;
+    assert_eq!(replayed.header("idempotent-replayed"), "true");
+    assert_eq!(replayed.json()["password"], first.as_str());
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.database_url)
+        .await
+        .expect("connecting");
+    let stored: Vec<String> = sqlx::query_scalar("select body from api_idempotency")
+        .fetch_all(&pool)
+        .await
+        .expect("the kept answers");
+    assert!(!stored.is_empty());
+    assert!(stored.iter().all(|b| !b.contains(&first)), "{stored:?}");
+    let again = app.api("POST", &take, Some(&token), None, &[]).await;
+    assert_eq!(again.status, 409, "{}", again.body);
+    assert_eq!(
+        app.api_get(&path, &token).await.json()["root_password_waiting"],
+        false
+    );
+
+    let reset = app
+        .api(
+            "POST",
+            &format!("{path}/root-password"),
+            Some(&token),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(reset.status, 202, "{}", reset.body);
+    poll(&app, &token, &path, |s| s["root_password_waiting"] == true).await;
+    let new = app.api("POST", &take, Some(&token), None, &[]).await.json();
+    let second = new["password"].as_str().unwrap_or_default();
+    assert!(!second.is_empty() && second != first, "{new}");
     app.finish().await;
 }

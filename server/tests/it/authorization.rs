@@ -370,6 +370,33 @@ const ROWS: &[Row] = &[
         &[("id", "nope"), ("confirm", "yes")],
         [LOGIN, Status(404), Status(404), Status(404), Status(404), DENIED],
     ),
+    // Webhooks (issue 29): owners and technical members; another
+    // organization's endpoint (or none) is not found.
+    ("GET", "/{lang}/webhooks", "/en/webhooks", &[], [LOGIN, Ok, Ok, DENIED, Ok, DENIED]),
+    (
+        "POST",
+        "/{lang}/webhooks",
+        "/en/webhooks",
+        &[("url", "ftp://not.example/"), ("events", "server.*")],
+        [LOGIN, Status(422), Status(422), DENIED, Status(422), DENIED],
+    ),
+    ("POST", "/{lang}/webhooks/ping", "/en/webhooks/ping", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    ("POST", "/{lang}/webhooks/roll", "/en/webhooks/roll", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    ("POST", "/{lang}/webhooks/toggle", "/en/webhooks/toggle", &[("id", "nope")], [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED]),
+    (
+        "POST",
+        "/{lang}/webhooks/delete",
+        "/en/webhooks/delete",
+        &[("id", "nope"), ("confirm", "yes")],
+        [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED],
+    ),
+    (
+        "POST",
+        "/{lang}/webhooks/resend",
+        "/en/webhooks/resend",
+        &[("id", "nope"), ("delivery", "nope")],
+        [LOGIN, Status(404), Status(404), DENIED, Status(404), DENIED],
+    ),
     // Support requests (issue 15): every member, within the categories
     // their role sees. `{support_a}` is a billing request of A's owner: a
     // technical member doesn't see it, nor does another organization.

@@ -89,6 +89,11 @@ pub fn ErrorsTable(t: &'static ApiDocs) -> impl IntoView {
         (422, "daily_order_limit", e.daily_order_limit),
         (422, "snapshot_quota_full", e.snapshot_quota_full),
         (422, "snapshots_not_offered", e.snapshots_not_offered),
+        (
+            422,
+            "root_password_reset_not_offered",
+            e.root_password_reset_not_offered,
+        ),
         (429, "rate_limited", e.rate_limited),
         (500, "internal", e.internal),
         (503, "unavailable", e.unavailable),
@@ -157,6 +162,18 @@ pub fn EndpointsTable(t: &'static ApiDocs) -> impl IntoView {
         ("POST", "/orders", WRITE, n.order_create),
         ("PATCH", "/servers/{id}", WRITE, n.server_rename),
         ("POST", "/servers/{id}/power", WRITE, n.server_power),
+        (
+            "POST",
+            "/servers/{id}/root-password",
+            WRITE,
+            n.root_password_reset,
+        ),
+        (
+            "POST",
+            "/servers/{id}/root-password/take",
+            WRITE,
+            n.root_password_take,
+        ),
         ("POST", "/servers/{id}/snapshots", WRITE, n.snapshot_take),
         (
             "POST",

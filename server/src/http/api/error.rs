@@ -43,6 +43,7 @@ pub enum Problem {
     DailyOrderLimit,
     SnapshotQuotaFull,
     SnapshotsNotOffered,
+    RootResetNotOffered,
     NotCancellable,
     ConsoleUnavailable,
     RateLimited,
@@ -52,7 +53,7 @@ pub enum Problem {
 
 impl Problem {
     /// Every problem, for the checks that the docs page explains each.
-    pub const ALL: [Problem; 32] = {
+    pub const ALL: [Problem; 33] = {
         use Problem::*;
         [
             BadRequest,
@@ -82,6 +83,7 @@ impl Problem {
             DailyOrderLimit,
             SnapshotQuotaFull,
             SnapshotsNotOffered,
+            RootResetNotOffered,
             NotCancellable,
             ConsoleUnavailable,
             RateLimited,
@@ -113,9 +115,8 @@ impl Problem {
             TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Invalid | InvalidName | IdempotencyKeyReused | UnknownChoice | BadSshKey | SoldOut
-            | NoBillingProfile | SnapshotQuotaFull | SnapshotsNotOffered | DailyOrderLimit => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            | NoBillingProfile | SnapshotQuotaFull | SnapshotsNotOffered | DailyOrderLimit
+            | RootResetNotOffered => StatusCode::UNPROCESSABLE_ENTITY,
             RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -83,7 +83,7 @@ pub async fn once(state: &AppState, req: Request, next: Next) -> Response {
             error.retry_after = Some(1);
             error.into_response()
         }
-        Ok(Claim::Replay(stored)) => replay(stored),
+        Ok(Claim::Replay(stored)) => replay(state, stored),
         Ok(Claim::Fresh) => {
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
@@ -119,11 +119,21 @@ async fn keep(state: &AppState, owner: &Owner<'_>, key: &str, response: Response
             .and_then(|v: &HeaderValue| v.to_str().ok())
             .map(str::to_owned)
     };
+    // Sealed: an answer may carry a secret (a webhook's signing secret, a
+    // root password, a console ticket), which the table must not hold in
+    // the clear for its day.
+    let body = match state.sealer.seal(&String::from_utf8_lossy(&bytes)) {
+        Ok(sealed) => sealed,
+        Err(cause) => {
+            tracing::error!(error = %format!("{cause:#}"), "sealing an idempotent answer failed");
+            return ApiError::from(Problem::Internal).into_response();
+        }
+    };
     let stored = Stored {
         status: parts.status.as_u16(),
         content_type: header(CONTENT_TYPE),
         location: header(LOCATION),
-        body: String::from_utf8_lossy(&bytes).into_owned(),
+        body,
     };
     if let Err(cause) = idempotency::complete(&state.db, owner, key, &stored).await {
         // The request did happen: answer it. A retry finds the key still
@@ -135,9 +145,12 @@ async fn keep(state: &AppState, owner: &Owner<'_>, key: &str, response: Response
     Response::from_parts(parts, Body::from(bytes))
 }
 
-fn replay(stored: Stored) -> Response {
+fn replay(state: &AppState, stored: Stored) -> Response {
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-    let mut response = (status, stored.body).into_response();
+    let Ok(body) = state.sealer.open(&stored.body) else {
+        return ApiError::from(Problem::Internal).into_response();
+    };
+    let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     let mut set = |name, value: Option<String>| {
         if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {

@@ -149,6 +149,11 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
             "此部署的服务器不提供快照。",
             "Snapshots are not offered for servers of this deployment.",
         ),
+        RootResetNotOffered => (
+            "root_password_reset_not_offered",
+            "此部署的服务器不提供重置 root 密码。",
+            "Resetting the root password is not offered for servers of this deployment.",
+        ),
         NotCancellable => (
             "not_cancellable",
             "当前无法按此方式取消或撤销取消（日期须为某个计费周期的结束日）。",

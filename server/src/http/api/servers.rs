@@ -37,6 +37,16 @@ pub fn routes() -> Vec<ApiRoute> {
         ApiRoute::get("/api/v1/servers/{id}", read, show),
         ApiRoute::patch("/api/v1/servers/{id}", write, update),
         ApiRoute::post("/api/v1/servers/{id}/power", write, power),
+        ApiRoute::post(
+            "/api/v1/servers/{id}/root-password",
+            write,
+            reset_root_password,
+        ),
+        ApiRoute::post(
+            "/api/v1/servers/{id}/root-password/take",
+            write,
+            take_root_password,
+        ),
         ApiRoute::post("/api/v1/servers/{id}/cancellation", write, cancel),
         ApiRoute::delete("/api/v1/servers/{id}/cancellation", write, revoke),
     ]
@@ -44,7 +54,16 @@ pub fn routes() -> Vec<ApiRoute> {
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(list, show, update, power, cancel, revoke),
+    paths(
+        list,
+        show,
+        update,
+        power,
+        reset_root_password,
+        take_root_password,
+        cancel,
+        revoke
+    ),
     components(schemas(
         ServerJson,
         TelemetryJson,
@@ -53,6 +72,7 @@ pub fn routes() -> Vec<ApiRoute> {
         WindowJson,
         ServerChanges,
         Power,
+        RootPasswordJson,
         Cancel
     ))
 )]
@@ -105,6 +125,10 @@ pub struct ServerJson {
     /// `key: value` labels (`PATCH` sets them; `?label=` filters by
     /// them).
     pub labels: Labels,
+    /// A root password waits to be taken, once (`POST
+    /// /servers/{id}/root-password/take`): after the installation and
+    /// after a reset.
+    pub root_password_waiting: bool,
     /// The server's SSH host keys, as `ssh` shows them on a first login:
     /// check the one it asks you to trust against these.
     pub host_keys: Vec<HostKeyJson>,
@@ -139,6 +163,7 @@ pub fn server_json(base_url: &str, s: Server) -> ServerJson {
             .map(|(kind, fingerprint)| HostKeyJson { kind, fingerprint })
             .collect(),
         labels: Labels::new(),
+        root_password_waiting: s.has_secret,
         telemetry: None,
         health: None,
         id: s.id.into_string(),
@@ -335,6 +360,58 @@ pub async fn power(
     let server = own_server(&state, &caller, &id).await?;
     let json = with_labels(&state, server).await?;
     Ok((StatusCode::ACCEPTED, Json(json)).into_response())
+}
+
+/// Has a new root password set on the running server (through the
+/// Fleet, within a minute or so); poll the server until
+/// `root_password_waiting`, then take it. The owners are mailed that it
+/// was reset, never what it is.
+#[utoipa::path(post, path = "/api/v1/servers/{id}/root-password", tag = "servers",
+    params(("id" = String, Path)), security(("token" = ["servers:write"])),
+    responses((status = 202, body = ServerJson),
+        (status = 409, description = "Not running, suspended, or a reset is under way (`busy`)", body = ErrorBody),
+        (status = 422, description = "`root_password_reset_not_offered`", body = ErrorBody)))]
+pub async fn reset_root_password(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<ServerId>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    if !state.fleet.offers().root_password_reset {
+        return Err(caller.error(Problem::RootResetNotOffered));
+    }
+    let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
+    servers::root_password::request_reset(db, clock, sealer, &caller.actor(), &id).await?;
+    let server = own_server(&state, &caller, &id).await?;
+    let json = with_labels(&state, server).await?;
+    Ok((StatusCode::ACCEPTED, Json(json)).into_response())
+}
+
+/// The root password, once.
+#[derive(Serialize, ToSchema)]
+pub struct RootPasswordJson {
+    pub password: String,
+}
+
+/// Takes the waiting root password: answered once, then gone from our
+/// database (a second call is a 409). Not cached, not kept for retries in
+/// the clear.
+#[utoipa::path(post, path = "/api/v1/servers/{id}/root-password/take", tag = "servers",
+    params(("id" = String, Path)), security(("token" = ["servers:write"])),
+    responses((status = 200, body = RootPasswordJson),
+        (status = 409, description = "No root password is waiting (`conflict`)", body = ErrorBody)))]
+pub async fn take_root_password(
+    State(state): State<Arc<AppState>>,
+    caller: ApiCaller,
+    ApiPath(id): ApiPath<ServerId>,
+) -> ApiResult<Response> {
+    own_server(&state, &caller, &id).await?;
+    let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
+    let password = servers::take_root_password(db, clock, sealer, &caller.actor(), &id)
+        .await?
+        .ok_or_else(|| caller.error(Problem::Conflict))?;
+    let no_store = [(http::header::CACHE_CONTROL, "no-store")];
+    Ok((no_store, Json(RootPasswordJson { password })).into_response())
 }
 
 #[derive(Deserialize, ToSchema, Default)]

@@ -214,8 +214,11 @@ async fn create(
     let (endpoint, secret) =
         webhooks::create(db, clock, sealer, &actor, &settings, allow_private(&state)).await?;
     let json = endpoint_json(&state.config.public_base_url, endpoint, Some(secret));
-    let location = [(http::header::LOCATION, json.url_api.clone())];
-    Ok((StatusCode::CREATED, location, Json(json)).into_response())
+    let headers = [
+        (http::header::LOCATION, json.url_api.clone()),
+        (http::header::CACHE_CONTROL, "no-store".to_owned()),
+    ];
+    Ok((StatusCode::CREATED, headers, Json(json)).into_response())
 }
 
 /// One endpoint.
@@ -301,11 +304,16 @@ async fn roll(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
     ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<EndpointJson>> {
+) -> ApiResult<Response> {
     let (db, clock, sealer) = (&state.db, &state.clock, &state.sealer);
     let (endpoint, secret) = webhooks::roll_secret(db, clock, sealer, &caller.actor(), &id).await?;
     let base_url = &state.config.public_base_url;
-    Ok(Json(endpoint_json(base_url, endpoint, Some(secret))))
+    let no_store = [(http::header::CACHE_CONTROL, "no-store")];
+    Ok((
+        no_store,
+        Json(endpoint_json(base_url, endpoint, Some(secret))),
+    )
+        .into_response())
 }
 
 /// Sends a `ping` event to the endpoint (within a second or two); see its
