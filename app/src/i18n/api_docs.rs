@@ -71,6 +71,7 @@ pub struct ApiDocs {
     pub compose_example: Example,
     pub order_example: Example,
     pub snapshot_example: Example,
+    pub manage_example: Example,
     pub watch_example: Example,
     pub events_example: Example,
     /// Before the stock-alert command, in the stock example.
@@ -148,6 +149,9 @@ pub struct Comments {
     pub order_paid: &'static str,
     pub order_poll: &'static str,
     pub order_address: &'static str,
+    pub manage_labels: &'static str,
+    pub manage_filter: &'static str,
+    pub manage_root: &'static str,
     pub snapshot_server: &'static str,
     pub snapshot_wait: &'static str,
     pub snapshot_take: &'static str,

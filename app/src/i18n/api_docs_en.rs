@@ -169,6 +169,15 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
             "Happy with the new driver? Delete the snapshot with `DELETE /servers/{id}/snapshots/{snapshot_id}`; each server keeps a limited number of them.",
         ],
     },
+    manage_example: Example {
+        heading: "Label servers, find them, reset a root password",
+        intro: &[
+            "Labels group servers the way your team thinks of them; lists filter by them. A lost root password is replaced on the running server; the new one waits for you to take it, once.",
+        ],
+        after: &[
+            "Taking the password removes it from our side: store it before you do. Owners get a mail that it was reset, never the password.",
+        ],
+    },
     watch_example: Example {
         heading: "Watch stock for G-L40S in Frankfurt",
         intro: &[
@@ -199,6 +208,9 @@ pub static API_DOCS_EN: ApiDocs = ApiDocs {
         order_paid: "Wait until the order has a server (after payment, if it needs one).",
         order_poll: "Print the step and progress every 10 s until the server runs.",
         order_address: "Ready: its address.",
+        manage_labels: "Label a server (this replaces all its labels).",
+        manage_filter: "Only the running production servers, name and address.",
+        manage_root: "Lost the root password: set a new one, wait, take it (once).",
         snapshot_server: "The server’s id, from GET /servers.",
         snapshot_wait: "Print the snapshot’s state and progress until it is ready.",
         snapshot_take: "1. Take the snapshot and wait for it.",

@@ -169,6 +169,15 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
             "新驱动用着没问题？用 `DELETE /servers/{id}/snapshots/{snapshot_id}` 删除快照即可；每台服务器的快照数量有上限。",
         ],
     },
+    manage_example: Example {
+        heading: "给服务器加标签、按标签查找、重置 root 密码",
+        intro: &[
+            "标签按团队的习惯给服务器分组，列表可以按标签筛选。忘记 root 密码时，可以在运行中的服务器上设置新密码；新密码等待您取走，且只能取一次。",
+        ],
+        after: &[
+            "取走密码后我们这一侧就不再保存它：请先妥善保存。所有者会收到密码已重置的邮件，邮件中不含密码。",
+        ],
+    },
     watch_example: Example {
         heading: "关注法兰克福 G-L40S 的库存",
         intro: &[
@@ -199,6 +208,9 @@ pub static API_DOCS_ZH: ApiDocs = ApiDocs {
         order_paid: "等待订单有了对应的服务器（如需付款，则在付款之后）。",
         order_poll: "每 10 秒输出一次步骤和进度，直到服务器运行。",
         order_address: "已就绪：它的 IP 地址。",
+        manage_labels: "给服务器加标签（会替换它的全部标签）。",
+        manage_filter: "只列出运行中的生产服务器：名称和地址。",
+        manage_root: "忘记 root 密码：设置新密码，等待，然后取走（仅一次）。",
         snapshot_server: "服务器 ID，可从 GET /servers 获得。",
         snapshot_wait: "输出快照的状态和进度，直到它可用（ready）。",
         snapshot_take: "1. 创建快照并等待完成。",

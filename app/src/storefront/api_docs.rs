@@ -150,6 +150,7 @@ pub fn ApiDocsPage(lang: Lang) -> impl IntoView {
                 {example("compose-an-order", &t.compose_example, examples::compose_order(c))}
                 {example("order-and-wait", &t.order_example, examples::order_and_wait(c))}
                 {example("snapshot-before-upgrade", &t.snapshot_example, examples::snapshot_before_upgrade(c))}
+                {example("labels-and-root-password", &t.manage_example, examples::manage_servers(c))}
                 {example("watch-stock", &t.watch_example, examples::watch_stock(&api, c))}
                 <p>{t.stock_feed}" "{url_link(feed_again)}</p>
                 <p>{prose(t.watch_alert)}</p>

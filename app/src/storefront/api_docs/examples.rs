@@ -142,6 +142,34 @@ fi"#,
     )
 }
 
+/// Labels, a filtered list, and a new root password taken once.
+pub fn manage_servers(c: &Comments) -> String {
+    format!(
+        r#"{HEADER}SERVER='…'
+# {labels}
+api -X PATCH "$API/servers/$SERVER" \
+  -H 'Content-Type: application/json' \
+  -d '{{"labels": {{"env": "prod", "team": "vision"}}}}' \
+  > /dev/null
+
+# {filter}
+api "$API/servers?label=env=prod&state=running" \
+  | jq -r '.data[] | "\(.name) \(.ipv4)"'
+
+# {root}
+api -X POST "$API/servers/$SERVER/root-password" > /dev/null
+until api "$API/servers/$SERVER" \
+    | jq -e '.root_password_waiting' > /dev/null; do
+  sleep 5
+done
+api -X POST "$API/servers/$SERVER/root-password/take" \
+  | jq -r '.password'"#,
+        labels = c.manage_labels,
+        filter = c.manage_filter,
+        root = c.manage_root,
+    )
+}
+
 /// Stock for G-L40S in Frankfurt, printed only when it changed.
 pub fn watch_stock(api: &str, c: &Comments) -> String {
     format!(
