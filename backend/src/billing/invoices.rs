@@ -136,6 +136,36 @@ pub async fn list(
     .context("listing invoices")
 }
 
+/// Up to `limit` of an organization's invoices matching `filter`, newest
+/// first, below `after` (the previous page's last `(issued_at, id)`): cut
+/// in the database, so every invoice can be paged to (the API's list).
+pub async fn page(
+    db: &Db,
+    organization_id: &OrganizationId,
+    filter: &InvoiceFilter,
+    after: Option<(i64, &str)>,
+    limit: i64,
+) -> anyhow::Result<Vec<Invoice>> {
+    let (from, to) = month_bounds(&filter.month).unwrap_or((i64::MIN / 2, i64::MAX / 2));
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from invoices where organization_id = $1 \
+         and status <> 'draft' and ($2 = '' or status = $2) and issued_at >= $3 and issued_at < $4 \
+         and ($5 = 0 or issued_at < $6 or (issued_at = $6 and id < $7)) \
+         order by issued_at desc, id desc limit $8"
+    ))
+    .bind(organization_id)
+    .bind(filter.status.map_or("", |s| s.as_str()))
+    .bind(from)
+    .bind(to)
+    .bind(i64::from(after.is_some()))
+    .bind(after.map_or(0, |(at, _)| at))
+    .bind(after.map_or("", |(_, id)| id))
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+    .context("listing a page of invoices")
+}
+
 /// One invoice of an organization (`None` for anyone else's) with its lines.
 /// A draft (mirrored before we stopped keeping them) is no invoice.
 pub async fn get(

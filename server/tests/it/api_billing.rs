@@ -77,6 +77,20 @@ async fn a_billing_token_reads_invoices_pdfs_and_credit_notes(db: TestDb) {
         .json();
     assert_eq!(second["data"][0]["id"], data[1]["id"]);
     assert_eq!(second["next_cursor"], serde_json::Value::Null);
+    // Filtered by state in the database; a draft is never listed.
+    let count = |body: &serde_json::Value| body["data"].as_array().map_or(0, Vec::len);
+    let open = app
+        .api_get("/api/v1/invoices?state=open", &billing)
+        .await
+        .json();
+    assert_eq!(count(&open), 2, "{open}");
+    let paid = app
+        .api_get("/api/v1/invoices?state=paid", &billing)
+        .await
+        .json();
+    assert_eq!(count(&paid), 0, "{paid}");
+    let draft = app.api_get("/api/v1/invoices?state=draft", &billing).await;
+    assert_eq!(draft.status, 400, "{}", draft.body);
     let bad = app
         .api_get("/api/v1/invoices?cursor=not-a-cursor", &billing)
         .await;

@@ -8,6 +8,7 @@ use axum::Json;
 use backend::api_tokens::Scope;
 use backend::billing::credit::{self, CreditNote};
 use backend::billing::invoices::{self, Invoice, InvoiceFilter, InvoiceLine};
+use domain::invoice::InvoiceStatus;
 use domain::money::Currency;
 use domain::time::format_iso;
 use domain::{InvoiceId, Lang, ServerId};
@@ -178,12 +179,26 @@ fn credit_note_json(c: CreditNote) -> CreditNoteJson {
     }
 }
 
-/// The organization's invoices, newest first.
+/// `?state=` and the page.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct InvoiceQuery {
+    /// 1–100, default 50; outside that range: 400.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page (or follow `Link`).
+    pub cursor: Option<String>,
+    #[param(value_type = Option<InvoiceStateChoice>)]
+    pub state: Option<String>,
+}
+
+/// The organization's invoices, newest first, filtered and paged in the
+/// database.
 #[utoipa::path(
     get,
     path = "/api/v1/invoices",
     tag = "billing",
-    params(PageQuery),
+    params(InvoiceQuery),
     responses(
         (status = 200, description = "A page of invoices, newest first", body = ListPage<InvoiceJson>),
         (status = 400, description = "Bad cursor", body = ErrorBody),
@@ -195,11 +210,31 @@ fn credit_note_json(c: CreditNote) -> CreditNoteJson {
 async fn list_invoices(
     State(state): State<Arc<AppState>>,
     caller: ApiCaller,
-    ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(q): ApiQuery<InvoiceQuery>,
 ) -> ApiResult<Json<ListPage<InvoiceJson>>> {
-    let all = InvoiceFilter::default();
-    let list = invoices::list(&state.db, Some(&caller.organization_id), &all).await?;
-    let page = q.page(list, |i| sort_key(i.issued_at, &i.id), true, caller.lang)?;
+    let status = match q.state.as_deref() {
+        Some(word) => Some(
+            InvoiceStatus::LISTED
+                .into_iter()
+                .find(|s| s.as_str() == word)
+                .ok_or_else(|| caller.error(Problem::BadRequest))?,
+        ),
+        None => None,
+    };
+    let filter = InvoiceFilter {
+        status,
+        month: String::new(),
+    };
+    let paging = PageQuery {
+        limit: q.limit,
+        cursor: q.cursor.clone(),
+    };
+    let after = paging.after(caller.lang)?;
+    let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
+    let fetch = paging.fetch(caller.lang)?;
+    let org = &caller.organization_id;
+    let rows = invoices::page(&state.db, org, &filter, after, fetch).await?;
+    let page = paging.cut(rows, |i| sort_key(i.issued_at, &i.id));
     let now = state.clock.now();
     Ok(Json(ListPage {
         data: page
