@@ -26,11 +26,10 @@ const WEBHOOKS_EVERY: Duration = Duration::from_secs(1);
 /// Publishes recorded events (numbers them for `GET /events`, queues them
 /// for webhook endpoints) and sends due deliveries, apart from the job
 /// loop so a slow endpoint never delays a job.
-fn spawn_webhooks(state: Arc<AppState>, owner: String) {
+fn spawn_webhooks(state: Arc<AppState>) {
     let sending = backend::webhooks::Sending {
         sealer: state.sealer.clone(),
         allow_private: state.config.webhooks_private(),
-        owner,
     };
     tokio::spawn(async move {
         loop {
@@ -52,7 +51,7 @@ fn spawn_webhooks(state: Arc<AppState>, owner: String) {
 }
 
 pub fn spawn(state: Arc<AppState>, runner: Runner) {
-    spawn_webhooks(state.clone(), runner.owner.clone());
+    spawn_webhooks(state.clone());
     tokio::spawn(async move {
         let slots = Arc::new(Semaphore::new(PARALLEL_JOBS));
         let mut tick: u32 = 0;

@@ -37,8 +37,6 @@ pub struct Sending {
     pub sealer: Sealer,
     /// Private and loopback addresses allowed (development and tests).
     pub allow_private: bool,
-    /// This replica's name in leases.
-    pub owner: String,
 }
 
 /// `t=…,v1=…[,v1=…]` for `body` sent at `at`, with each secret.
@@ -214,7 +212,8 @@ async fn attempt(db: &Db, clock: &Clock, sending: &Sending, id: &str) -> anyhow:
     .context("reading the delivery")?;
     let now = clock.now();
     let attempts = row.try_get::<i64, _>("attempts")? + 1;
-    let tried = if row.try_get::<i64, _>("enabled")? == 1 {
+    let paused = row.try_get::<i64, _>("enabled")? == 0;
+    let tried = if !paused {
         let mut secrets = vec![sending.sealer.open(&row.try_get::<String, _>("secret")?)?];
         let previous: Option<String> = row.try_get("previous_secret")?;
         let until: Option<i64> = row.try_get("previous_until")?;
@@ -237,9 +236,8 @@ async fn attempt(db: &Db, clock: &Clock, sending: &Sending, id: &str) -> anyhow:
     let succeeded = tried.status.is_some_and(|s| (200..300).contains(&s));
     let (state, next) = match BACKOFF.get(attempts as usize - 1) {
         _ if succeeded => ("succeeded", now),
-        Some(wait) if tried.error.as_deref() != Some("the endpoint is turned off") => {
-            ("pending", now + wait)
-        }
+        // A paused endpoint's delivery fails at once: nothing is retried.
+        Some(wait) if !paused => ("pending", now + wait),
         _ => ("failed", now),
     };
     sqlx::query(
