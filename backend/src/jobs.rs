@@ -32,6 +32,8 @@ pub enum JobKind {
     Provision,
     Reboot,
     PowerCycle,
+    PowerOff,
+    PowerOn,
     /// Billing suspension: network and console off, data kept.
     Suspend,
     Resume,
@@ -73,10 +75,12 @@ impl TryFrom<String> for JobKind {
 }
 
 impl JobKind {
-    const ALL: [JobKind; 18] = [
+    const ALL: [JobKind; 20] = [
         JobKind::Provision,
         JobKind::Reboot,
         JobKind::PowerCycle,
+        JobKind::PowerOff,
+        JobKind::PowerOn,
         JobKind::Suspend,
         JobKind::Resume,
         JobKind::Rebuild,
@@ -99,6 +103,8 @@ impl JobKind {
             JobKind::Provision => "provision",
             JobKind::Reboot => "reboot",
             JobKind::PowerCycle => "power_cycle",
+            JobKind::PowerOff => "power_off",
+            JobKind::PowerOn => "power_on",
             JobKind::Suspend => "suspend",
             JobKind::Resume => "resume",
             JobKind::Rebuild => "rebuild",

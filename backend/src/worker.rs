@@ -40,6 +40,8 @@ impl Runner {
             JobKind::Provision => self.provision(job).await,
             JobKind::Reboot => self.power(job, PowerAction::Reboot).await,
             JobKind::PowerCycle => self.power(job, PowerAction::PowerCycle).await,
+            JobKind::PowerOff => self.power(job, PowerAction::PowerOff).await,
+            JobKind::PowerOn => self.power(job, PowerAction::PowerOn).await,
             JobKind::Rebuild => self.rebuild(job).await,
             JobKind::Wipe => self.wipe(job).await,
             JobKind::Suspend | JobKind::Resume => self.network(job).await,

@@ -63,7 +63,11 @@ impl ProvisionStep {
 }
 
 /// `pending → provisioning → running`, or `failed`; power actions, snapshot
-/// restores and maintenance pass through `rebooting`.
+/// restores and maintenance pass through `rebooting`. A machine the
+/// customer powered off stays `rebooting` with the step `off` (still
+/// rented and billed) until they power it on: down by the customer's
+/// action, and kept apart from `running` by everything that needs a
+/// running machine (health checks, snapshots, the root password).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ServerState {
     Pending,
@@ -115,6 +119,12 @@ pub enum Step {
     Restore,
     /// A maintenance window is under way (state `rebooting`).
     Maintenance,
+    /// Shutting down for a power off (state `rebooting`).
+    Stopping,
+    /// Powered off by the customer (state `rebooting`).
+    Off,
+    /// Powering on from `off` (state `rebooting`).
+    Starting,
 }
 
 crate::text_column!(Step, |v| v.as_str(), Step::parse);
@@ -126,6 +136,9 @@ impl Step {
             Step::Provision(step) => step.as_str(),
             Step::Restore => "restore",
             Step::Maintenance => "maintenance",
+            Step::Stopping => "stopping",
+            Step::Off => "off",
+            Step::Starting => "starting",
         }
     }
 
@@ -134,6 +147,9 @@ impl Step {
             "" => Some(Step::None),
             "restore" => Some(Step::Restore),
             "maintenance" => Some(Step::Maintenance),
+            "stopping" => Some(Step::Stopping),
+            "off" => Some(Step::Off),
+            "starting" => Some(Step::Starting),
             other => ProvisionStep::parse(other).map(Step::Provision),
         }
     }
@@ -201,17 +217,23 @@ pub enum ShownState {
     Rebooting,
     Restoring,
     Maintenance,
+    Stopping,
+    Off,
+    Starting,
     Failed,
 }
 
 impl ShownState {
-    pub const ALL: [ShownState; 7] = [
+    pub const ALL: [ShownState; 10] = [
         ShownState::Pending,
         ShownState::Provisioning,
         ShownState::Running,
         ShownState::Rebooting,
         ShownState::Restoring,
         ShownState::Maintenance,
+        ShownState::Stopping,
+        ShownState::Off,
+        ShownState::Starting,
         ShownState::Failed,
     ];
 
@@ -219,6 +241,9 @@ impl ShownState {
         match (state, step) {
             (ServerState::Rebooting, Step::Restore) => ShownState::Restoring,
             (ServerState::Rebooting, Step::Maintenance) => ShownState::Maintenance,
+            (ServerState::Rebooting, Step::Stopping) => ShownState::Stopping,
+            (ServerState::Rebooting, Step::Starting) => ShownState::Starting,
+            (ServerState::Rebooting, Step::Off) => ShownState::Off,
             (ServerState::Pending, _) => ShownState::Pending,
             (ServerState::Provisioning, _) => ShownState::Provisioning,
             (ServerState::Running, _) => ShownState::Running,
@@ -235,13 +260,19 @@ impl ShownState {
             ShownState::Rebooting => "rebooting",
             ShownState::Restoring => "restoring",
             ShownState::Maintenance => "maintenance",
+            ShownState::Stopping => "stopping",
+            ShownState::Off => "off",
+            ShownState::Starting => "starting",
             ShownState::Failed => "failed",
         }
     }
 
     /// Installing or restarting: the page follows the server by itself.
     pub fn in_progress(self) -> bool {
-        !matches!(self, ShownState::Running | ShownState::Failed)
+        !matches!(
+            self,
+            ShownState::Running | ShownState::Off | ShownState::Failed
+        )
     }
 }
 
@@ -269,6 +300,13 @@ mod tests {
             assert_eq!(ShownState::of(state, Step::None).as_str(), state.as_str());
         }
         assert!(ShownState::Restoring.in_progress() && !ShownState::Failed.in_progress());
+        assert_eq!(shown(ServerState::Rebooting, Step::Stopping), "stopping");
+        assert_eq!(shown(ServerState::Rebooting, Step::Starting), "starting");
+        assert!(!ShownState::Off.in_progress() && ShownState::Starting.in_progress());
+        assert_eq!(shown(ServerState::Rebooting, Step::Off), "off");
+        for step in [Step::Stopping, Step::Off, Step::Starting, Step::Restore] {
+            assert_eq!(Step::parse(step.as_str()), Some(step));
+        }
     }
 }
 
@@ -324,6 +362,8 @@ crate::named_enum! {
         Provisioning = "provisioning",
         Restoring = "restoring",
         Maintenance = "maintenance",
+        /// Powered off by the customer: power it on first.
+        PoweredOff = "powered-off",
         Failed = "failed",
         /// Running on paper but without a host (a failure not yet rebuilt).
         NoHost = "no-host",
@@ -335,7 +375,12 @@ impl ConsoleClosed {
     /// where it may open (running, or restarting on its host).
     pub fn by_state(state: ShownState) -> Option<ConsoleClosed> {
         match state {
-            ShownState::Running | ShownState::Rebooting => None,
+            // Watching a machine shut down or boot is what a console is for.
+            ShownState::Running
+            | ShownState::Rebooting
+            | ShownState::Stopping
+            | ShownState::Starting => None,
+            ShownState::Off => Some(ConsoleClosed::PoweredOff),
             ShownState::Pending => Some(ConsoleClosed::Pending),
             ShownState::Provisioning => Some(ConsoleClosed::Provisioning),
             ShownState::Restoring => Some(ConsoleClosed::Restoring),
@@ -362,6 +407,14 @@ crate::named_enum! {
         PowerCycleRequested = "power_cycle.requested",
         PowerCycleDone = "power_cycle.done",
         PowerCycleFailed = "power_cycle.failed",
+        PowerOffRequested = "power_off.requested",
+        PowerOffDone = "power_off.done",
+        PowerOffFailed = "power_off.failed",
+        PowerOnRequested = "power_on.requested",
+        PowerOnDone = "power_on.done",
+        PowerOnFailed = "power_on.failed",
+        ReinstallRequested = "reinstall.requested",
+        Reinstalled = "reinstalled",
         RootPasswordShown = "root_password.shown",
         RootPasswordResetRequested = "root_password.reset_requested",
         RootPasswordReset = "root_password.reset",

@@ -110,7 +110,10 @@ test('order a G-ADA in Frankfurt, watch it install in place, see the order deliv
   await expect(page).toHaveURL(new RegExp(`${serverPath}/power$`));
   await expect(page.getByRole('button', { name: 'Reboot' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Power cycle' })).toBeVisible();
-  await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(2);
+  await expect(page.getByRole('button', { name: 'Power off' })).toBeVisible();
+  await expect(page.getByLabel('Yes, do this to trainer-1')).toHaveCount(3);
+  await expect(page.getByRole('heading', { name: 'Reinstall' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Erase and reinstall' })).toBeVisible();
   await serverTab(page, 'Overview');
 
   // No SSH key was given: the root password, shown once.

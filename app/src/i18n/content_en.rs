@@ -98,7 +98,7 @@ pub static CONTENT_EN: Content = Content {
         NotFor {
             id: "wont-fit",
             title: "Your model won’t fit",
-            body: "96 GB across two cards is the most this line can hold. Do the memory arithmetic for weights, activations and optimiser state before you order, not after.",
+            body: "96 GB across two cards is the most this line can hold. Do the memory arithmetic for weights, activations and optimizer state before you order, not after.",
         },
         NotFor {
             id: "fp64",
@@ -212,7 +212,7 @@ pub static CONTENT_EN: Content = Content {
         },
         Faq {
             question: "Do the images come with the GPU driver preinstalled?",
-            answer: "Not unless you ask. Images ship clean and the driver is installed inside your instance, because half of our GPU customers have strong opinions about versions and the other half bring containers with their own drivers.",
+            answer: "No. The images you can choose (Ubuntu 24.04 LTS, Debian 13, Rocky Linux 9) are the distributions’ plain installs without a GPU driver; you install the driver inside your instance. Half of our GPU customers have strong opinions about driver versions, and the other half bring containers with their own drivers.",
         },
         Faq {
             question: "Are the two cards in the dual-card plan joined by NVLink or another dedicated interconnect?",

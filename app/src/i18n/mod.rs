@@ -44,6 +44,20 @@ mod webhooks_zh;
 
 use domain::Lang;
 
+/// 10000 as "10,000": counts are grouped by thousands in both languages, as
+/// money is (`domain::money`).
+pub(crate) fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub fn content(lang: Lang) -> &'static content::Content {
     match lang {
         Lang::Zh => &content_zh::CONTENT_ZH,

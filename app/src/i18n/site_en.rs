@@ -116,7 +116,7 @@ pub static SITE_EN: Site = Site {
         Part {
             heading: "Your rights",
             paras: &[
-                "You can see and correct your account and billing details in the portal, and delete your account there. You can ask us for a copy of the data we hold about you, or to correct or erase it, and you can complain to your data protection authority.",
+                "You can see and correct your account and billing profile in the portal, and delete your account there. You can ask us for a copy of the data we hold about you, or to correct or erase it, and you can complain to your data protection authority.",
             ],
         },
     ],

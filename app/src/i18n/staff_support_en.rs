@@ -1,3 +1,4 @@
+use super::grouped;
 use super::staff_support::StaffSupport;
 use domain::support::{Category, State};
 
@@ -91,7 +92,7 @@ pub static STAFF_SUPPORT_EN: StaffSupport = StaffSupport {
     note_title: "Internal note",
     note_hint: "Only staff see it; it doesn’t change the request’s state and is never mailed.",
     note_submit: "Add internal note",
-    body_hint: |max| format!("Plain text, up to {max} characters."),
+    body_hint: |max| format!("Plain text, up to {} characters.", grouped(max)),
     assign_title: "Assignment",
     assign_label: "Staff member",
     assign_submit: "Assign",
@@ -119,7 +120,7 @@ pub static STAFF_SUPPORT_EN: StaffSupport = StaffSupport {
     col_due: "Due",
     overdue: "overdue",
     draft: "(no number yet)",
-    err_body: |max| format!("Write a message of 1 to {max} characters."),
+    err_body: |max| format!("Write a message of 1 to {} characters.", grouped(max)),
     err_closed: "This request is closed; it can’t be answered any more.",
     err_assignee: "Choose a staff member from the list.",
 };

@@ -1,3 +1,4 @@
+use super::grouped;
 use super::staff_support::StaffSupport;
 use domain::support::{Category, State};
 
@@ -25,11 +26,11 @@ fn coarse(secs: i64) -> String {
 }
 
 pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
-    nav: "支持请求",
-    home_summary: "客户的支持请求，等待最久的排在最前。",
-    queue_title: "支持请求",
-    queue_intro: "等待我们处理的请求排在前面，等待最久的在最上方；其后是等待客户回复的请求。",
-    counts_label: "各状态的请求数",
+    nav: "工单",
+    home_summary: "客户的工单，等待最久的排在最前。",
+    queue_title: "工单",
+    queue_intro: "等待我们处理的工单排在前面，等待最久的在最上方；其后是等待客户回复的工单。",
+    counts_label: "各状态的工单数",
     state: |state| match state {
         State::Open => "新请求",
         State::Waiting => "等待客户回复",
@@ -71,8 +72,8 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     not_yet: "尚未响应",
     unassigned: "未分配",
     no_server: "—",
-    thread_title: |reference| format!("支持请求 {reference}"),
-    back: "全部支持请求",
+    thread_title: |reference| format!("工单 {reference}"),
+    back: "全部工单",
     opened_by: "提交人",
     closed_by: "关闭方",
     scaling_title: "扩容计划",
@@ -91,7 +92,7 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     note_title: "内部备注",
     note_hint: "只有员工可见；不会改变请求状态，也不会发送邮件。",
     note_submit: "添加内部备注",
-    body_hint: |max| format!("纯文本，最多 {max} 个字符。"),
+    body_hint: |max| format!("纯文本，最多 {} 个字符。", grouped(max)),
     assign_title: "分配",
     assign_label: "员工",
     assign_submit: "分配",
@@ -107,10 +108,10 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     servers_title: "服务器",
     no_servers: "没有服务器。",
     col_name: "名称",
-    col_plan: "套餐",
-    col_site: "机房",
+    col_plan: "方案",
+    col_site: "站点",
     col_server_state: "状态",
-    plans_title: "套餐",
+    plans_title: "方案",
     plan_count: |plan, n| format!("{plan} × {n}"),
     invoices_title: "未付发票",
     no_invoices: "没有未付发票。",
@@ -119,7 +120,7 @@ pub static STAFF_SUPPORT_ZH: StaffSupport = StaffSupport {
     col_due: "到期日",
     overdue: "已逾期",
     draft: "（尚无编号）",
-    err_body: |max| format!("请填写 1 到 {max} 个字符的消息。"),
+    err_body: |max| format!("请填写 1 到 {} 个字符的消息。", grouped(max)),
     err_closed: "此请求已关闭，无法再回复。",
     err_assignee: "请从列表中选择一名员工。",
 };

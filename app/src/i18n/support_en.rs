@@ -1,3 +1,4 @@
+use super::grouped;
 use super::support::Support;
 
 pub static SUPPORT_EN: Support = Support {
@@ -35,7 +36,7 @@ pub static SUPPORT_EN: Support = Support {
     subject_hint: |min, max| format!("A short summary, {min} to {max} characters."),
     field_body: "Message",
     body_hint: |max| {
-        format!("Plain text, up to {} characters. Line breaks are kept; HTML is shown as typed.", group(max))
+        format!("Plain text, up to {} characters. Line breaks are kept; HTML is shown as typed.", grouped(max))
     },
     field_server: "Server",
     server_none: "No particular server",
@@ -81,7 +82,7 @@ pub static SUPPORT_EN: Support = Support {
     done_closed: "Request closed.",
     done_reopened: "Request reopened. Support will pick it up again.",
     err_subject: |min, max| format!("Give the request a subject of {min} to {max} characters."),
-    err_body: |max| format!("Write a message of at most {} characters.", group(max)),
+    err_body: |max| format!("Write a message of at most {} characters.", grouped(max)),
     err_category: "Choose one of the categories offered.",
     err_server: "Choose the server this concern is about.",
     err_closed: "This request is closed. Reopen it to reply.",
@@ -98,16 +99,3 @@ pub static SUPPORT_EN: Support = Support {
     step_link: "Tell support about your scaling-out plan",
     storefront_link_note: "You log in (or create an account) first; the form opens right after.",
 };
-
-/// 10000 as "10,000".
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}

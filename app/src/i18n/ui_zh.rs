@@ -12,7 +12,7 @@ pub static UI_ZH: Ui = Ui {
     switch_label: "切换到英文版本",
 
     home_title: "整卡 GPU 独立服务器：RTX 4000 Ada 与 L40S 直通，按月租用",
-    home_description: "整张 RTX 4000 Ada 或 L40S 通过 PCIe 4.0 x16 直通给您一个实例，无 vGPU、无时间切片。8 个站点实时库存，每月 €239 起（不含增值税）。",
+    home_description: "整张 RTX 4000 Ada 或 L40S 通过 PCIe 4.0 x16 直通给您一个实例，不用 vGPU，不分时共享。8 个站点实时库存，每月 €239 起（不含增值税）。",
 
     plans_caption: "方案与价格（每月，不含增值税）",
     col_plan: "方案",
@@ -90,7 +90,7 @@ pub static UI_ZH: Ui = Ui {
     error_body: "我们暂时无法显示此页面。请稍后再试；您的任何数据都没有丢失。",
 
     footer_prices: "所有价格以欧元计，按月计费，不含增值税。",
-    footer_sla: "合同可用性 99.99%。某月未达标时自动开具贷项通知单，无需申请：从下一张发票中扣除，之后没有发票则退还给您。",
+    footer_sla: "合同可用性 99.99%。某月未达标时自动开具贷项通知单，无需申请：从下一张发票中扣除；如果之后不再有发票，则把金额退还给您。",
 
     copy: "复制",
     copied: "已复制",

@@ -104,6 +104,8 @@ pub enum FormError {
     VatId,
     Amount,
     CancelName,
+    /// The name typed to confirm a reinstall is not the server's.
+    ReinstallName,
     SnapshotName,
     SnapshotQuota,
     SnapshotBusy,
@@ -177,6 +179,7 @@ impl FormError {
             FormError::VatId => crate::i18n::billing(lang).err_vat_id.to_owned(),
             FormError::Amount => crate::i18n::billing(lang).err_amount.to_owned(),
             FormError::CancelName => o.err_cancel_name.to_owned(),
+            FormError::ReinstallName => o.err_reinstall_name.to_owned(),
             FormError::SnapshotName => crate::i18n::operations(lang).snapshots_bad_name.to_owned(),
             FormError::SnapshotQuota => crate::i18n::operations(lang)
                 .snapshots_quota_full
@@ -222,6 +225,7 @@ impl FormError {
             FormError::BadCode => Some("code"),
             FormError::VatId => Some("vat_id"),
             FormError::CancelName => Some("confirm_name"),
+            FormError::ReinstallName => Some("reinstall_name"),
             FormError::Token(refusals::TokenRefusal::Name) => Some("name"),
             FormError::Webhook(refusals::WebhookRefusal::Url) => Some("url"),
             FormError::Support(refusals::SupportRefusal::Subject) => Some("subject"),

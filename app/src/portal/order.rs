@@ -174,8 +174,9 @@ pub fn OrderPage(lang: Lang, form: OrderFormView) -> impl IntoView {
     .into_any()
 }
 
+/// The operating system radio buttons (the order form, a reinstall).
 #[component]
-fn ImageChoice(lang: Lang, selected: String) -> impl IntoView {
+pub fn ImageChoice(lang: Lang, selected: String) -> impl IntoView {
     let o = orders(lang);
     let options = OsImage::ALL
         .into_iter()

@@ -214,7 +214,7 @@ fn suspended_mail(lang: Lang, server: &str) -> (String, String) {
     match lang {
         Lang::Zh => (
             format!("服务器 {server} 已暂停"),
-            format!("您好：\n\n由于发票逾期未付，服务器 {server} 已被暂停：网络和控制台已关闭，数据完好保留，期限结束前不会被擦除。\n\n付款到账后服务器会自动恢复。"),
+            format!("您好：\n\n由于发票逾期未付，服务器 {server} 已被暂停：网络和控制台已关闭，数据完好保留，当前租期结束前不会被擦除。\n\n付款到账后服务器会自动恢复。"),
         ),
         Lang::En => (
             format!("Server {server} is suspended"),

@@ -158,14 +158,14 @@ pub async fn record_payment(
         Lang::Zh => (
             format!("已收到发票 {number} 的付款"),
             format!(
-                "您好：\n\n我们已于 {day} 收到发票 {number} 的付款 {}。该发票已结清，门户的账单页面显示为已支付。",
+                "您好：\n\n我们已于 {day} 收到发票 {number} 的付款 {}。该发票已结清，在门户的“账务”页面显示为已付款。",
                 amount.format(Lang::Zh)
             ),
         ),
         Lang::En => (
             format!("Payment received for invoice {number}"),
             format!(
-                "Hello,\n\nWe received {} on {day} for invoice {number}. The invoice is settled; the portal's billing page shows it as paid.",
+                "Hello,\n\nWe received {} on {day} for invoice {number}. The invoice is settled; the Billing page of the portal shows it as paid.",
                 amount.format(Lang::En)
             ),
         ),

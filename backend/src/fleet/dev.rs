@@ -126,8 +126,15 @@ impl Fleet for DevFleet {
         Ok(vec![format!("ssh-ed25519 {encoded} root@{host}")])
     }
 
-    async fn power(&self, host: &str, _action: PowerAction) -> Result<(), FleetError> {
-        tokio::time::sleep(self.step_delay).await;
+    async fn power(&self, host: &str, action: PowerAction) -> Result<(), FleetError> {
+        // A clean shutdown takes the operating system a while longer than
+        // a reset does.
+        let steps = if action == PowerAction::PowerOff {
+            2
+        } else {
+            1
+        };
+        tokio::time::sleep(self.step_delay * steps).await;
         if self.faulty_hosts.contains(host) {
             return Err(FleetError::HostFault(format!("{host}: BMC did not answer")));
         }

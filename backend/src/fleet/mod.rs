@@ -45,15 +45,28 @@ pub enum PowerAction {
     Reboot,
     /// Hard power off and on through the BMC.
     PowerCycle,
+    /// ACPI shutdown, forced off if the operating system has not stopped
+    /// within the Fleet's wait (an OS may ignore ACPI): the machine ends
+    /// off either way, still rented to the customer.
+    PowerOff,
+    /// Power on a machine the customer powered off.
+    PowerOn,
 }
 
 impl PowerAction {
-    pub const ALL: [PowerAction; 2] = [PowerAction::Reboot, PowerAction::PowerCycle];
+    pub const ALL: [PowerAction; 4] = [
+        PowerAction::Reboot,
+        PowerAction::PowerCycle,
+        PowerAction::PowerOff,
+        PowerAction::PowerOn,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             PowerAction::Reboot => "reboot",
             PowerAction::PowerCycle => "power_cycle",
+            PowerAction::PowerOff => "power_off",
+            PowerAction::PowerOn => "power_on",
         }
     }
 
@@ -70,6 +83,16 @@ impl PowerAction {
                 EventKind::PowerCycleDone,
                 EventKind::PowerCycleFailed,
             ),
+            PowerAction::PowerOff => (
+                EventKind::PowerOffRequested,
+                EventKind::PowerOffDone,
+                EventKind::PowerOffFailed,
+            ),
+            PowerAction::PowerOn => (
+                EventKind::PowerOnRequested,
+                EventKind::PowerOnDone,
+                EventKind::PowerOnFailed,
+            ),
         }
     }
 
@@ -78,6 +101,35 @@ impl PowerAction {
         match self {
             PowerAction::Reboot => crate::jobs::JobKind::Reboot,
             PowerAction::PowerCycle => crate::jobs::JobKind::PowerCycle,
+            PowerAction::PowerOff => crate::jobs::JobKind::PowerOff,
+            PowerAction::PowerOn => crate::jobs::JobKind::PowerOn,
+        }
+    }
+
+    /// The state and step a server must be in for the action: only a
+    /// machine that is off can be powered on, and only a running one
+    /// anything else.
+    pub fn from(self) -> (ServerState, Step) {
+        match self {
+            PowerAction::PowerOn => (ServerState::Rebooting, Step::Off),
+            _ => (ServerState::Running, Step::None),
+        }
+    }
+
+    /// The state and step it is in once the action is done.
+    pub fn to(self) -> (ServerState, Step) {
+        match self {
+            PowerAction::PowerOff => (ServerState::Rebooting, Step::Off),
+            _ => (ServerState::Running, Step::None),
+        }
+    }
+
+    /// What the server is shown doing meanwhile (state `rebooting`).
+    pub fn step(self) -> Step {
+        match self {
+            PowerAction::Reboot | PowerAction::PowerCycle => Step::None,
+            PowerAction::PowerOff => Step::Stopping,
+            PowerAction::PowerOn => Step::Starting,
         }
     }
 
@@ -101,7 +153,7 @@ pub struct ConsoleEndpoint {
 pub const RESTORE_PARTS: u32 = 10;
 
 pub use domain::server::ConsoleKind;
-use domain::server::EventKind;
+use domain::server::{EventKind, ServerState, Step};
 
 /// Work the Fleet started on a host and that runs there on its own (an
 /// installer or a wipe image booted from virtual media): done, or still

@@ -29,7 +29,7 @@ pub fn invitation(
     let (subject, body) = match lang {
         Lang::Zh => (
             format!("{inviter} 邀请您加入 {organization}"),
-            format!("您好：\n\n{inviter} 邀请您以「{role}」身份加入 {organization}。\n接受邀请（7 天内有效）：\n{link}\n\n还没有账户？打开链接即可用此邮箱注册，注册后直接加入 {organization}。"),
+            format!("您好：\n\n{inviter} 邀请您以“{role}”身份加入 {organization}。\n接受邀请（7 天内有效）：\n{link}\n\n还没有账户？打开链接即可用此邮箱注册，注册后直接加入 {organization}。"),
         ),
         Lang::En => (
             format!("{inviter} invited you to {organization}"),

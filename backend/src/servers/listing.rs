@@ -35,11 +35,14 @@ fn state_condition(state: ShownState) -> &'static str {
         ShownState::Provisioning => "s.state = 'provisioning'",
         ShownState::Running => "s.state = 'running'",
         ShownState::Failed => "s.state = 'failed'",
+        ShownState::Off => "s.state = 'rebooting' and s.step = 'off'",
         ShownState::Rebooting => {
-            "s.state = 'rebooting' and s.step <> 'restore' and s.step <> 'maintenance'"
+            "s.state = 'rebooting' and s.step not in ('restore', 'maintenance', 'stopping', 'off', 'starting')"
         }
         ShownState::Restoring => "s.state = 'rebooting' and s.step = 'restore'",
         ShownState::Maintenance => "s.state = 'rebooting' and s.step = 'maintenance'",
+        ShownState::Stopping => "s.state = 'rebooting' and s.step = 'stopping'",
+        ShownState::Starting => "s.state = 'rebooting' and s.step = 'starting'",
     }
 }
 

@@ -19,7 +19,7 @@ pub fn ready(lang: Lang, r: &Ready<'_>) -> Message {
         Lang::Zh => (
             format!("服务器 {} 已就绪", r.name),
             format!(
-                "您好：\n\n您的服务器 {} 已安装完成并在运行。\n\nIPv4：{}\nIPv6：{}\n\n详情、root 登录信息和电源操作：\n{}\n\n计费期限从现在开始，按月续期。",
+                "您好：\n\n您的服务器 {} 已安装完成并在运行。\n\nIPv4：{}\nIPv6：{}\n\n详情、root 登录信息和电源操作：\n{}\n\n第一个租期从现在开始，之后按月续期。",
                 r.name, r.ipv4, r.ipv6, r.link
             ),
         ),
@@ -78,7 +78,7 @@ pub fn cancellation(lang: Lang, m: &CancellationMail<'_>) -> Message {
             (
                 format!("{server}：已安排于 {date} 取消"),
                 format!(
-                    "您好：\n\n{by} 已安排取消服务器 {server}。{date} 计费停止，服务器将被抹掉，之后数据卷无法恢复。请在此之前移走您的数据。\n\n在该日期之前，可以在服务器页面撤回取消：\n{link}"
+                    "您好：\n\n{by} 已安排取消服务器 {server}。{date} 计费停止，服务器将被擦除，之后数据卷无法恢复。请在此之前移走您的数据。\n\n在该日期之前，可以在服务器页面撤销取消：\n{link}"
                 ),
             )
         }
@@ -95,7 +95,7 @@ pub fn cancellation(lang: Lang, m: &CancellationMail<'_>) -> Message {
             (
                 format!("{server}: cancellation revoked"),
                 format!(
-                    "Hello,\n\n{by} took back the cancellation of server {server}. {renews}\n\nThe server's page:\n{link}"
+                    "Hello,\n\n{by} revoked the cancellation of server {server}. {renews}\n\nThe server's page:\n{link}"
                 ),
             )
         }
@@ -110,9 +110,9 @@ pub fn cancellation(lang: Lang, m: &CancellationMail<'_>) -> Message {
                 },
             );
             (
-                format!("{server}：已撤回取消"),
+                format!("{server}：已撤销取消"),
                 format!(
-                    "您好：\n\n{by} 已撤回服务器 {server} 的取消。{renews}\n\n服务器页面：\n{link}"
+                    "您好：\n\n{by} 已撤销服务器 {server} 的取消。{renews}\n\n服务器页面：\n{link}"
                 ),
             )
         }
@@ -158,7 +158,7 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
         (Lang::Zh, EventKind::HostFailed) => (
             format!("{}：硬件故障，正在迁移到另一台主机", n.server),
             format!(
-                "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，月末会自动开具贷项通知单，无需申请：从您的下一张发票中扣除，之后没有发票则退还给您。",
+                "您的服务器 {} 所在主机于 {at} 发生故障（{}），服务器已停机。\n\n我们正在同一站点的另一台空闲主机上重建它，数据卷和 IP 地址保持不变。如果没有空闲主机，我们会再通知您。\n\n停机时间计入 SLA。当月可用性低于 99.99% 时，月末会自动开具贷项通知单，无需申请：金额从您的下一张发票中扣除；如果之后不再有发票，则把金额退还给您。",
                 n.server, n.detail
             ),
         ),
@@ -200,7 +200,7 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
         (Lang::Zh, EventKind::HostDegraded) => (
             format!("{}：所在主机报告故障", n.server),
             format!(
-                "您的服务器 {} 所在主机报告了故障（{}），服务器仍在运行。\n\n我们会提议一个维护时段来更换部件，您可以在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
+                "您的服务器 {} 所在主机报告了故障（{}），服务器仍在运行。\n\n我们会提议一个维护窗口来更换部件，您可以在服务器页面接受或提议其他时间。已接受的维护窗口不计入 SLA。",
                 n.server, n.detail
             ),
         ),
@@ -212,9 +212,9 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
             ),
         ),
         (Lang::Zh, EventKind::MaintenanceProposed) => (
-            format!("{}：维护时段提议", n.server),
+            format!("{}：提议的维护窗口", n.server),
             format!(
-                "我们提议在以下时段更换您的服务器 {} 所在主机的故障部件：\n\n{window}\n\n维护期间服务器关机。请在服务器页面接受或提议其他时间。已接受的维护时段不计入 SLA。",
+                "我们提议在以下维护窗口内更换您的服务器 {} 所在主机的故障部件：\n\n{window}\n\n维护期间服务器关机。请在服务器页面接受或提议其他时间。已接受的维护窗口不计入 SLA。",
                 n.server
             ),
         ),
@@ -226,9 +226,9 @@ pub fn notice(lang: Lang, n: &Notice<'_>) -> Option<Message> {
             ),
         ),
         (Lang::Zh, EventKind::MaintenanceAccepted) => (
-            format!("{}：维护时段已确定", n.server),
+            format!("{}：维护窗口已确定", n.server),
             format!(
-                "您的服务器 {} 的维护时段已确定：\n\n{window}\n\n维护期间服务器关机，部件更换后重新启动。该时段不计入 SLA。",
+                "您的服务器 {} 的维护窗口已确定：\n\n{window}\n\n维护期间服务器关机，部件更换后重新启动。该窗口不计入 SLA。",
                 n.server
             ),
         ),

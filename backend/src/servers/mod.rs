@@ -14,6 +14,7 @@ pub mod maintenance;
 pub mod notices;
 pub mod overview;
 pub mod provisioning;
+pub mod reinstall;
 pub mod root_password;
 mod snapshot_jobs;
 pub mod snapshots;
@@ -79,13 +80,15 @@ pub struct Server {
     /// Where its payments stand: `suspended` means its public network and
     /// console are cut until an overdue invoice is paid (dunning decides).
     pub billing_state: domain::server::BillingState,
+    /// Set while a reinstall the customer asked for runs.
+    pub reinstall_requested_at: Option<i64>,
 }
 
 const COLUMNS: &str = "s.id, s.organization_id, s.order_id, s.name, s.plan_id, s.site_code, \
     h.name as host_name, s.state, s.progress, s.step, s.os_image, s.addons, s.ssh_keys, s.ipv4, \
     s.ipv6, s.root_secret, s.term_start, s.renews_at, s.created_at, s.updated_at, s.cancel_at, \
     s.cancelled_at, s.stripe_subscription_id, s.billing_anchor, s.host_keys, s.hostname, \
-    s.billing_state";
+    s.billing_state, s.reinstall_requested_at";
 
 impl Server {
     /// What its terms are counted from: Stripe's billing anchor when Stripe
@@ -321,7 +324,8 @@ pub async fn rename(
     Ok(())
 }
 
-/// Queues a reboot or power cycle of a running server.
+/// Queues a power action: a reboot, power cycle or power off of a running
+/// server, or powering on one that is off.
 pub async fn power(
     db: &Db,
     clock: &Clock,
@@ -331,13 +335,19 @@ pub async fn power(
 ) -> Result<(), ServerError> {
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
+    // Running (whatever its last install step), or off to power on.
+    let (state, step) = action.from();
     let done = sqlx::query(
-        "update servers set state = 'rebooting', updated_at = $1 \
-         where id = $2 and organization_id = $3 and state = 'running' and cancelled_at is null",
+        "update servers set state = 'rebooting', step = $1, updated_at = $2 \
+         where id = $3 and organization_id = $4 and state = $5 \
+         and (state = 'running' or step = $6) and cancelled_at is null",
     )
+    .bind(action.step())
     .bind(now)
     .bind(id)
     .bind(actor.organization_id)
+    .bind(state)
+    .bind(step)
     .execute(&mut *tx)
     .await
     .context("starting the power action")?;

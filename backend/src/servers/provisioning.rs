@@ -144,8 +144,10 @@ impl Runner {
     async fn spec(&self, server: &Server) -> anyhow::Result<ProvisionSpec> {
         let image = domain::OsImage::parse(&server.os_image).context("stored image")?;
         let mut root_password = None;
-        // A rebuild keeps the server's volumes, and so its root password.
-        if server.ssh_keys.is_empty() && server.term_start.is_none() {
+        // A rebuild keeps the server's volumes, and so its root password;
+        // a reinstall the customer asked for starts afresh.
+        let fresh = server.term_start.is_none() || server.reinstall_requested_at.is_some();
+        if server.ssh_keys.is_empty() && fresh {
             let sealed: Option<String> =
                 sqlx::query_scalar("select root_secret from servers where id = $1")
                     .bind(&server.id)
@@ -172,11 +174,20 @@ impl Runner {
             image,
             ssh_keys: server.ssh_keys.clone(),
             root_password,
-            install_key: format!(
-                "{}@{}",
-                server.id,
-                server.host_name.as_deref().unwrap_or("")
-            ),
+            // A reinstall is another install on the same host: its own
+            // key, so its host keys are its own.
+            install_key: match server.reinstall_requested_at {
+                Some(at) => format!(
+                    "{}@{}#{at}",
+                    server.id,
+                    server.host_name.as_deref().unwrap_or("")
+                ),
+                None => format!(
+                    "{}@{}",
+                    server.id,
+                    server.host_name.as_deref().unwrap_or("")
+                ),
+            },
         })
     }
 
@@ -208,7 +219,8 @@ impl Runner {
         let mut tx = self.db.begin().await?;
         sqlx::query(
             "update servers set state = 'running', progress = 100, term_start = coalesce(term_start, $1), \
-             renews_at = coalesce(renews_at, $2), updated_at = $1 where id = $3 and state = 'provisioning'",
+             renews_at = coalesce(renews_at, $2), reinstall_requested_at = null, updated_at = $1 \
+             where id = $3 and state = 'provisioning'",
         )
         .bind(now)
         .bind(domain::time::add_months(now, 1))
@@ -228,6 +240,18 @@ impl Runner {
         .context("fulfilling the order")?;
         if fulfilled.rows_affected() == 1 {
             crate::events::order(&mut tx, server.order_id.as_str(), "fulfilled", now).await?;
+        }
+        if server.reinstall_requested_at.is_some() {
+            record_event(
+                &mut tx,
+                &server.id,
+                EventKind::Reinstalled,
+                &server.os_image,
+                now,
+            )
+            .await?;
+            tx.commit().await.context("committing")?;
+            return Ok(());
         }
         if server.term_start.is_some() {
             // A rebuild after a host failure: the server is back.
@@ -401,21 +425,26 @@ impl Runner {
             Some(host) => self.fleet.power(host, action).await,
             None => Err(FleetError::HostFault("no host".into())),
         };
-        let event = match result {
-            Ok(()) => action.events().1,
+        // Failed, the server is shown as it was before (a machine that
+        // would not power off still runs; one that would not start is
+        // still off).
+        let (event, (state, step)) = match result {
+            Ok(()) => (action.events().1, action.to()),
             Err(FleetError::Unavailable(reason)) if job.attempts < MAX_ATTEMPTS => {
                 return Ok(Outcome::RetryAt(
                     self.clock.now() + 10 * job.attempts,
                     reason,
                 ));
             }
-            Err(_) => action.events().2,
+            Err(_) => (action.events().2, action.from()),
         };
         let now = self.clock.now();
         let mut tx = self.db.begin().await?;
         sqlx::query(
-            "update servers set state = 'running', updated_at = $1 where id = $2 and state = 'rebooting'",
+            "update servers set state = $1, step = $2, updated_at = $3 where id = $4 and state = 'rebooting'",
         )
+        .bind(state)
+        .bind(step)
         .bind(now)
         .bind(&server.id)
         .execute(&mut *tx)

@@ -65,7 +65,7 @@ pub(super) fn opened(lang: Lang, to: &str, a: &About<'_>) -> Message {
         Lang::Zh => (
             format!("[{reference}] 我们已收到您的请求：{subject}"),
             format!(
-                "您好：\n\n我们已收到您的支持请求 {reference}（{subject}），会尽快答复，答复时会邮件通知您。\n\n您可以在控制台的“支持”部分查看和补充。"
+                "您好：\n\n我们已收到您的工单 {reference}（{subject}），会尽快答复，答复时会发邮件通知您。\n\n您可以在门户的“工单”页面查看和补充。"
             ),
         ),
         Lang::En => (
@@ -87,7 +87,7 @@ pub(super) fn answered(lang: Lang, to: &str, a: &About<'_>, excerpt: &str) -> Me
         Lang::Zh => (
             format!("[{reference}] {subject}：有新答复"),
             format!(
-                "您好：\n\n支持团队答复了您的支持请求 {reference}：\n\n{excerpt}\n\n阅读完整答复并回复：\n{link}"
+                "您好：\n\n支持团队答复了您的工单 {reference}：\n\n{excerpt}\n\n阅读完整答复并回复：\n{link}"
             ),
         ),
         Lang::En => (
@@ -106,7 +106,7 @@ pub(super) fn reminder(lang: Lang, to: &str, a: &About<'_>) -> Message {
         Lang::Zh => (
             format!("[{reference}] {subject}：24 小时后关闭"),
             format!(
-                "您好：\n\n支持请求 {reference} 正在等待您的答复。如果 24 小时内没有答复，它将自动关闭（关闭后 30 天内可以重新打开）。\n\n答复：\n{link}"
+                "您好：\n\n工单 {reference} 正在等待您的答复。如果 24 小时内没有答复，它将自动关闭（关闭后 30 天内可以重新打开）。\n\n答复：\n{link}"
             ),
         ),
         Lang::En => (
@@ -125,7 +125,7 @@ pub(super) fn auto_closed(lang: Lang, to: &str, a: &About<'_>) -> Message {
         Lang::Zh => (
             format!("[{reference}] {subject}：已关闭"),
             format!(
-                "您好：\n\n支持请求 {reference} 一周没有答复，已自动关闭。30 天内可以在此重新打开：\n{link}"
+                "您好：\n\n工单 {reference} 一周没有答复，已自动关闭。30 天内可以在此重新打开：\n{link}"
             ),
         ),
         Lang::En => (
@@ -144,7 +144,7 @@ pub(super) fn degraded_host(lang: Lang, server: &str, reason: &str) -> (String, 
         Lang::Zh => (
             format!("服务器 {server} 的主机出现故障迹象"),
             format!(
-                "我们的监控发现服务器 {server} 的主机出现早期故障迹象（{reason}）。服务器仍在运行。我们将提议一个维护时段来更换部件，您可以在服务器页面接受或另选时间。有问题请在此答复。"
+                "我们的监控发现服务器 {server} 的主机出现早期故障迹象（{reason}）。服务器仍在运行。我们将提议一个维护窗口来更换部件，您可以在服务器页面接受或另选时间。有问题请在此答复。"
             ),
         ),
         Lang::En => (

@@ -184,6 +184,7 @@ pub fn all() -> Vec<Route> {
         orders::routes(),
         servers::routes(),
         servers::power::routes(),
+        servers::reinstall::routes(),
         servers::root_password::routes(),
         servers::cancellation::routes(),
         servers::snapshots::routes(),

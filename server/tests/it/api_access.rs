@@ -73,6 +73,7 @@ const ROWS: &[Row] = &[
     // and B's token learns nothing about A's server.
     ("PATCH", "/api/v1/servers/{id}", "/api/v1/servers/{server_a}", Some(r#"{"name": "not a name!"}"#), [401, 422, 403, 422, 403, 404]),
     ("POST", "/api/v1/servers/{id}/power", "/api/v1/servers/{server_a}/power", Some(r#"{"action": "explode"}"#), [401, 422, 403, 422, 403, 404]),
+    ("POST", "/api/v1/servers/{id}/reinstall", "/api/v1/servers/{server_a}/reinstall", Some(r#"{"image": "windows-95"}"#), [401, 422, 403, 422, 403, 404]),
     ("POST", "/api/v1/servers/{id}/root-password/take", "/api/v1/servers/{server_a}/root-password/take", None, [401, 200, 403, 409, 403, 404]),
     ("POST", "/api/v1/servers/{id}/root-password", "/api/v1/servers/{server_a}/root-password", None, [401, 202, 403, 409, 403, 404]),
     ("POST", "/api/v1/servers/{id}/cancellation", "/api/v1/servers/{server_a}/cancellation", Some(r#"{"at": "1999-01-31"}"#), [401, 409, 403, 409, 403, 404]),

@@ -142,7 +142,10 @@ async fn choices_are_enums_and_names_carry_their_rules(db: TestDb) {
             .filter_map(|w| w.as_str().map(str::to_owned))
             .collect()
     };
-    assert_eq!(words("PowerActionChoice"), ["reboot", "power_cycle"]);
+    assert_eq!(
+        words("PowerActionChoice"),
+        ["reboot", "power_cycle", "power_off", "power_on"]
+    );
     assert!(words("ServerStateChoice").contains(&"restoring".to_owned()));
     assert_eq!(
         words("BillingStateChoice"),

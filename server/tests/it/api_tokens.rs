@@ -188,7 +188,7 @@ async fn creators_and_owners_revoke_and_the_audit_log_says_so(db: TestDb) {
     assert!(audit.contains("scopes=read servers:write billing:read"));
     assert!(!audit.contains(&owners_secret) && !audit.contains(&owners_secret[4..]));
     let zh = app.get_as(&owner, "/zh/audit").await.body;
-    assert!(zh.contains("创建了 API 令牌") && zh.contains("吊销了 API 令牌"));
+    assert!(zh.contains("创建了 API 令牌") && zh.contains("撤销了 API 令牌"));
     app.finish().await;
 }
 

@@ -299,6 +299,10 @@ const ROWS: &[Row] = &[
     // organization's server is not found even then.
     ("POST", "/{lang}/servers/{id}/power/reboot", "/en/servers/{server_a}/power/reboot", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     ("POST", "/{lang}/servers/{id}/power/power_cycle", "/en/servers/{server_a}/power/power_cycle", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/power/power_off", "/en/servers/{server_a}/power/power_off", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    ("POST", "/{lang}/servers/{id}/power/power_on", "/en/servers/{server_a}/power/power_on", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
+    // A reinstall without the name typed: the page again with the error.
+    ("POST", "/{lang}/servers/{id}/reinstall", "/en/servers/{server_a}/reinstall", &[("image", "debian-13")], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     // Root password reset (issue 17): the server's team only; unconfirmed is 422.
     ("POST", "/{lang}/servers/{id}/root-password", "/en/servers/{server_a}/root-password", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),
     ("POST", "/{lang}/servers/{id}/cancellation", "/en/servers/{server_a}/cancellation", &[], [LOGIN, Status(404), Status(422), DENIED, Status(422), DENIED]),

@@ -80,9 +80,9 @@ async fn the_first_order_waits_for_the_billing_profile_and_keeps_the_choice(db: 
     for (lang, ask) in [
         (
             "en",
-            "an owner or billing member of your organization gives its billing details",
+            "an owner or billing member fills in its billing profile",
         ),
-        ("zh", "需由贵组织的所有者或账务成员填写账单信息"),
+        ("zh", "需由贵组织的所有者或账务成员填写账单资料"),
     ] {
         let form = app
             .get_as(&tech, &format!("/{lang}/order?plan=g-ada&site=fra"))
@@ -95,7 +95,7 @@ async fn the_first_order_waits_for_the_billing_profile_and_keeps_the_choice(db: 
     assert_eq!(refused.status, 409);
     assert!(refused
         .body
-        .contains("Give your organization’s billing details first"));
+        .contains("Fill in your organization’s billing profile first"));
 
     // A refused profile keeps the way back to the order.
     let bad = app
@@ -142,7 +142,7 @@ async fn the_first_order_waits_for_the_billing_profile_and_keeps_the_choice(db: 
     let tech_form = app.get_as(&tech, "/en/order?plan=g-ada&site=fra").await;
     assert!(strip_tags(&tech_form.body).contains("Owners and billing members can change it."));
     let zh = app.get_as(&owner, "/zh/order?plan=g-ada&site=fra").await;
-    assert!(zh.body.contains("发票抬头") && zh.body.contains("修改账单信息"));
+    assert!(zh.body.contains("购买方") && zh.body.contains("修改账单资料"));
 
     let placed = app.place_order(&owner, "g-ada", "fra", &[]).await;
     assert_eq!(placed.status, 303, "{}", placed.body);

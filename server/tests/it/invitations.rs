@@ -68,7 +68,7 @@ async fn the_invitation_page_names_organization_inviter_and_role(db: TestDb) {
     assert!(page.body.contains("加入 Lee Labs"));
     assert!(
         page.body
-            .contains("Ann Lee 邀请您以「技术」身份加入 Lee Labs。"),
+            .contains("Ann Lee 邀请您以“技术”身份加入 Lee Labs。"),
         "{}",
         page.body
     );
@@ -95,7 +95,7 @@ async fn a_new_user_signs_up_from_the_invitation_into_the_organization(db: TestD
             "cai@new.example",
             "technical",
             "技术",
-            "欢迎加入 New Labs！您的角色是「技术」。",
+            "欢迎加入 New Labs！您的角色是“技术”。",
         ),
     ] {
         invite(&app, &owner, lang, email, role).await;

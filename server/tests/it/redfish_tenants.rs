@@ -25,7 +25,8 @@ const HOST_KEY: &str =
 async fn a_host_whose_os_ignores_acpi_is_forced_off_before_each_boot(db: TestDb) {
     let mut host = l40s("rf-hostile");
     host.ignores_graceful = true;
-    let rig = rig(db, &[host], |_| {}).await;
+    // A customer's power off waits this long for ACPI before forcing.
+    let rig = rig(db, &[host], |c| c.fleet_power_wait_secs = 15).await;
     let app = &rig.app;
     assert_eq!(rig.bmc.power_state(0).await, "On", "the tenant's OS runs");
     let (ok, out) = rig.rack("g-l40s");
@@ -61,6 +62,33 @@ async fn a_host_whose_os_ignores_acpi_is_forced_off_before_each_boot(db: TestDb)
     let page = app.get_as(&owner, &format!("/en/servers/{id}")).await.body;
     assert!(page.contains(&reported.fingerprint), "{page}");
 
+    // The customer powers it off: asked by ACPI, which their OS ignores,
+    // then forced; shown off only once the BMC says so. Then on again.
+    let base = format!("/en/servers/{id}");
+    for (action, state, power) in [("power_off", "off", "Off"), ("power_on", "running", "On")] {
+        let page = app
+            .post_as(
+                &owner,
+                &format!("{base}/power"),
+                &format!("{base}/power/{action}"),
+                &[("confirm", "yes")],
+                &[],
+            )
+            .await;
+        assert_eq!(page.status, 303, "{action}: {}", page.body);
+        // Off: 15 s for ACPI, then forced; each transition takes the
+        // emulated BMC up to 11 s.
+        let progress = app.wait_for_server_within(&owner, &id, 60).await;
+        assert_eq!(progress["state"], state);
+        assert_eq!(rig.bmc.power_state(0).await, power, "{action}");
+    }
+    let resets = rig.bmc.resets(0).await;
+    assert_eq!(
+        resets[2..],
+        ["GracefulShutdown", "ForceOff", "On"],
+        "{resets:?}"
+    );
+
     // The rental ends: off again, forced, before the wipe image boots.
     let term_end = app.cancel_at_term_end(&owner, &id, "next-tenant").await;
     rig.clock.advance(term_end - START + 3600);
@@ -69,14 +97,14 @@ async fn a_host_whose_os_ignores_acpi_is_forced_off_before_each_boot(db: TestDb)
     let mut after = Vec::new();
     for _ in 0..300 {
         after = rig.bmc.resets(0).await;
-        if after.len() >= 4 {
+        if after.len() >= 7 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(after[2..], ["ForceOff", "On"], "{after:?}");
+    assert_eq!(after[5..], ["ForceOff", "On"], "{after:?}");
     assert!(
-        !after.iter().any(|r| r.starts_with("Graceful")),
+        !after[5..].iter().any(|r| r.starts_with("Graceful")),
         "nothing relies on the tenant's OS: {after:?}"
     );
     rig.finish().await;

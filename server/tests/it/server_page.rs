@@ -185,8 +185,8 @@ async fn cancelling_and_revoking_are_said_at_the_top_and_mailed_to_the_owners(db
         format!("{base}/cancellation?done=revoke")
     );
     let page = strip_tags(&app.get_as(&zh, revoked.location()).await.body);
-    assert!(page.contains("已撤回取消：服务器继续运行，将于"), "{page}");
-    app.wait_for_mail("an@b.example", "lab-2：已撤回取消").await;
+    assert!(page.contains("已撤销取消：服务器继续运行，将于"), "{page}");
+    app.wait_for_mail("an@b.example", "lab-2：已撤销取消").await;
     assert!(
         !app.ops_ok(&["mail", "outbox", "--to", "owner@a.example", "--limit", "5"])
             .contains("lab-2"),
@@ -263,7 +263,7 @@ async fn a_restore_lands_on_its_progress_and_a_snapshot_on_its_section(db: TestD
         .await;
     assert_eq!(reboot.location(), format!("{base}/power?done=power"));
     let body = app.get_as(&owner, reboot.location()).await.body;
-    let said = at(&body, "Requested: the state above follows the server");
+    let said = at(&body, "Request sent: the state above changes as the server");
     assert!(at(&body, "data-testid=\"server-state\"") < said);
     app.wait_for_server(&owner, &id).await;
     app.finish().await;

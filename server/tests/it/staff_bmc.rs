@@ -192,7 +192,7 @@ async fn a_checked_host_shows_what_its_bmc_read_and_may_go_back_into_stock(db: T
         .body;
     let zh_text = strip_tags(&zh);
     assert!(
-        zh_text.contains(&format!("{host}：已读取 BMC，主机与其套餐相符。")),
+        zh_text.contains(&format!("{host}：已读取 BMC，主机与其方案相符。")),
         "{zh_text}"
     );
     assert!(bmc_row(&zh, &host).contains("证书未验证（已接受自签名证书）"));

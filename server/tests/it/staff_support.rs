@@ -329,7 +329,7 @@ async fn a_reply_mails_the_customer_a_link_and_notes_stay_with_staff(db: TestDb)
     // An empty reply is refused with the page again; an unknown request is 404.
     let empty = act(&app, &staff, &id, "reply", &[("body", "   ")]).await;
     assert_eq!(empty.status, 422, "{}", strip_tags(&empty.body));
-    assert!(strip_tags(&empty.body).contains("Write a message of 1 to 10000 characters."));
+    assert!(strip_tags(&empty.body).contains("Write a message of 1 to 10,000 characters."));
     assert_eq!(
         app.get_as(&staff, "/en/staff/support/no-such-request")
             .await

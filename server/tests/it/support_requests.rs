@@ -473,12 +473,12 @@ async fn the_pages_speak_both_languages(db: TestDb) {
     let page = app.get_as(&owner, "/zh/support/requests").await;
     assert_eq!(page.status, 200);
     assert!(
-        page.body.contains("支持工单")
+        page.body.contains("id=\"support-title\">工单</h1>")
             && page.body.contains("Bilingual")
             && page.body.contains("待处理")
     );
     let page = app.get_as(&owner, "/zh/support/requests/new").await;
-    assert!(page.status == 200 && page.body.contains("仅用于扩容") && page.body.contains("10000"));
+    assert!(page.status == 200 && page.body.contains("仅用于扩容") && page.body.contains("10,000"));
     let page = app
         .get_as(&owner, &format!("/zh/support/requests/{id}"))
         .await;

@@ -142,7 +142,8 @@ fi"#,
     )
 }
 
-/// Labels, a filtered list, and a new root password taken once.
+/// Labels, a filtered list, a new root password taken once, a power off
+/// and a reinstall.
 pub fn manage_servers(c: &Comments) -> String {
     format!(
         r#"{HEADER}SERVER='…'
@@ -163,10 +164,22 @@ until api "$API/servers/$SERVER" \
   sleep 5
 done
 api -X POST "$API/servers/$SERVER/root-password/take" \
-  | jq -r '.password'"#,
+  | jq -r '.password'
+
+# {power}
+api -X POST "$API/servers/$SERVER/power" \
+  -H 'Content-Type: application/json' \
+  -d '{{"action": "power_off"}}' | jq -r '.state'
+
+# {reinstall}
+api -X POST "$API/servers/$SERVER/reinstall" \
+  -H 'Content-Type: application/json' \
+  -d '{{"image": "debian-13"}}' | jq -r '.state'"#,
         labels = c.manage_labels,
         filter = c.manage_filter,
         root = c.manage_root,
+        power = c.manage_power,
+        reinstall = c.manage_reinstall,
     )
 }
 

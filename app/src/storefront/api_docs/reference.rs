@@ -162,6 +162,7 @@ pub fn EndpointsTable(t: &'static ApiDocs) -> impl IntoView {
         ("POST", "/orders", WRITE, n.order_create),
         ("PATCH", "/servers/{id}", WRITE, n.server_rename),
         ("POST", "/servers/{id}/power", WRITE, n.server_power),
+        ("POST", "/servers/{id}/reinstall", WRITE, n.server_reinstall),
         (
             "POST",
             "/servers/{id}/root-password",

@@ -41,7 +41,7 @@ impl Fixed {
 
     fn page(lang: Lang, n: usize, of: usize) -> String {
         match lang {
-            Lang::Zh => format!("第 {n} / {of} 页"),
+            Lang::Zh => format!("第 {n} 页，共 {of} 页"),
             Lang::En => format!("Page {n} of {of}"),
         }
     }

@@ -453,11 +453,11 @@ fn refunded_mail(lang: domain::Lang, order: &OrderId) -> (String, String) {
     match lang {
         domain::Lang::Zh => (
             format!("订单 {short} 已全额退款"),
-            format!("您好：\n\n很抱歉，您付款时该站点的最后一台服务器已被预订，或者付款在预留时间结束后才到账，我们无法交付订单 {short}。订阅已终止，款项已全额退回原支付方式（通常需要 5–10 个工作日到账）。\n\n门户中的库存页面显示哪些站点现在有货。"),
+            format!("您好：\n\n很抱歉，您付款时该站点的最后一台服务器已被预订，或者付款在预留时间结束后才到账，我们无法交付订单 {short}。订阅已终止，款项已全额退回原支付方式（通常需要 5–10 个工作日到账）。\n\n我们网站首页的库存表会显示哪些站点现在有货。"),
         ),
         domain::Lang::En => (
             format!("Order {short} refunded in full"),
-            format!("Hello,\n\nSorry: the last server at that site was taken while you paid, or the payment arrived after the hold ended, so we could not deliver order {short}. The subscription is ended and the payment has been refunded in full to the original payment method (usually 5–10 business days).\n\nThe stock page in the portal shows which sites have servers now."),
+            format!("Hello,\n\nSorry: the last server at that site was taken while you paid, or the payment arrived after the hold ended, so we could not deliver order {short}. The subscription is ended and the payment has been refunded in full to the original payment method (usually 5–10 business days).\n\nThe stock table on our home page shows which sites have servers now."),
         ),
     }
 }

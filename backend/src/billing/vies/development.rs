@@ -103,7 +103,7 @@ mod tests {
             assert_eq!(
                 domain::vat::parse_vat_id(country, id).as_deref(),
                 Some(id.as_str()),
-                "{id} as the profile form would normalise it"
+                "{id} as the profile form would normalize it"
             );
         }
     }

@@ -239,6 +239,8 @@ impl Fleet for RedfishFleet {
         let action = match action {
             PowerAction::Reboot => HostPower::Reset,
             PowerAction::PowerCycle => HostPower::Cycle,
+            PowerAction::PowerOff => HostPower::Shutdown,
+            PowerAction::PowerOn => HostPower::On,
         };
         self.host_power(host, action).await.map(|_| ())
     }

@@ -16,7 +16,8 @@ pub enum HostPower {
     On,
     /// Hard off.
     Off,
-    /// ACPI shutdown: the operating system stops cleanly.
+    /// ACPI shutdown: the operating system stops cleanly; forced off if it
+    /// has not within the power wait.
     Shutdown,
     /// Warm reset (ACPI restart where the BMC offers it).
     Reset,
@@ -69,14 +70,24 @@ impl RedfishFleet {
                     .await
             }
             HostPower::Shutdown => {
-                self.reset_to(
-                    bmc,
-                    system,
-                    &resource,
-                    &["GracefulShutdown", "ForceOff"],
-                    "Off",
-                )
-                .await
+                let graceful = self
+                    .reset_to(
+                        bmc,
+                        system,
+                        &resource,
+                        &["GracefulShutdown", "ForceOff"],
+                        "Off",
+                    )
+                    .await;
+                match graceful {
+                    // An operating system may ignore ACPI (or hang on its
+                    // way down): the machine is forced off, as asked.
+                    Err(PowerError::NotReached { .. }) => {
+                        self.reset_to(bmc, system, &resource, &["ForceOff"], "Off")
+                            .await
+                    }
+                    other => other,
+                }
             }
             HostPower::Reset if state != "On" => {
                 self.reset_to(bmc, system, &resource, &["On"], "On").await

@@ -67,7 +67,7 @@ fn words(description: &str, words: Vec<&'static str>) -> RefOr<Schema> {
 }
 
 choice!(ServerStateChoice,
-    "Where a server is: `pending` (paid, waiting for a host), `provisioning` (installing: see `step` and `progress`), `running`, `rebooting`, `restoring` (a snapshot is written back: `progress`), `maintenance` (a maintenance window is under way), `failed`",
+    "Where a server is: `pending` (paid, waiting for a host), `provisioning` (installing or reinstalling: see `step` and `progress`), `running`, `rebooting`, `restoring` (a snapshot is written back: `progress`), `maintenance` (a maintenance window is under way), `stopping` (powering off), `off` (powered off by the customer: still rented and billed), `starting` (powering on), `failed`",
     words: ShownState::ALL.iter().map(|s| s.as_str()).collect());
 choice!(BillingStateChoice,
     "Where the server's payments stand: `active`; `past_due` (an invoice is overdue); `suspended` (unpaid past the grace period: public network and console cut, data kept, until the invoice is paid)",

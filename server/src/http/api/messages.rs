@@ -26,7 +26,7 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         Unauthorized => (
             "unauthorized",
-            "需要有效的 API 令牌：请发送 Authorization: Bearer gpu_…（在控制台的“API 令牌”页面创建）。",
+            "需要有效的 API 令牌：请发送 Authorization: Bearer gpu_…（在门户的“API 令牌”页面创建）。",
             "A valid API token is required: send Authorization: Bearer gpu_… (create one on the portal's API tokens page).",
         ),
         TokenUnknown => (
@@ -101,8 +101,8 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         InvalidName => (
             "invalid_name",
-            "名称不符合要求：服务器名为 1–63 个字母、数字或连字符；快照名为 1–63 个字母、数字、连字符、点或下划线，且在同一服务器上唯一。",
-            "The name is not valid: server names are 1–63 letters, digits and hyphens; snapshot names 1–63 letters, digits, hyphens, dots or underscores, unique per server.",
+            "名称不符合要求：服务器名为 1–63 个英文字母、数字或连字符（存为小写，首尾不能是连字符）；快照名为 1–63 个英文字母、数字、连字符（-）、点（.）或下划线（_），且在同一服务器上唯一。",
+            "The name is not valid: server names are 1–63 Latin letters, digits and hyphens (kept in lower case, no hyphen first or last); snapshot names 1–63 Latin letters, digits, hyphens, dots or underscores, unique per server.",
         ),
         InvalidCursor => (
             "invalid_cursor",
@@ -116,7 +116,7 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         UnknownChoice => (
             "unknown_choice",
-            "未知的套餐、站点、镜像、附加项或选项。",
+            "未知的方案、站点、镜像、附加服务或选项。",
             "Unknown plan, site, image, add-on or option.",
         ),
         BadSshKey => (
@@ -126,12 +126,12 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         SoldOut => (
             "sold_out",
-            "该站点的此套餐已售罄；sites_with_stock 列出仍有库存的站点。",
+            "此方案在该站点已售罄；sites_with_stock 列出仍有库存的站点。",
             "This plan is sold out at this site; sites_with_stock lists the sites that still have it.",
         ),
         NoBillingProfile => (
             "no_billing_profile",
-            "组织还没有账单资料：请所有者先在控制台填写，然后再下单。",
+            "组织还没有账单资料：请所有者或账务成员先在门户中填写，然后再下单。",
             "The organization has no billing profile yet: an owner fills it in on the portal before the first order.",
         ),
         DailyOrderLimit => (
@@ -156,7 +156,7 @@ fn texts(problem: Problem) -> (&'static str, &'static str, &'static str) {
         ),
         NotCancellable => (
             "not_cancellable",
-            "当前无法按此方式取消或撤销取消（日期须为某个计费周期的结束日）。",
+            "无法这样安排或撤销取消（日期须为某个租期的结束日）。",
             "The cancellation cannot be scheduled or revoked like this (the date must be the end of a term).",
         ),
         ConsoleUnavailable => (

@@ -26,6 +26,7 @@ use super::{sort_key, ApiCaller, ApiPath, ApiQuery, ApiResult, ApiRoute, Body, L
 use super::{ApiError, PageQuery, Problem};
 use crate::startup::AppState;
 
+mod reinstall;
 mod telemetry;
 
 pub use telemetry::{CardJson, HealthJson, TelemetryJson, WindowJson};
@@ -37,6 +38,11 @@ pub fn routes() -> Vec<ApiRoute> {
         ApiRoute::get("/api/v1/servers/{id}", read, show),
         ApiRoute::patch("/api/v1/servers/{id}", write, update),
         ApiRoute::post("/api/v1/servers/{id}/power", write, power),
+        ApiRoute::post(
+            "/api/v1/servers/{id}/reinstall",
+            write,
+            reinstall::reinstall,
+        ),
         ApiRoute::post(
             "/api/v1/servers/{id}/root-password",
             write,
@@ -59,6 +65,7 @@ pub fn routes() -> Vec<ApiRoute> {
         show,
         update,
         power,
+        reinstall::reinstall,
         reset_root_password,
         take_root_password,
         cancel,
@@ -72,6 +79,7 @@ pub fn routes() -> Vec<ApiRoute> {
         WindowJson,
         ServerChanges,
         Power,
+        reinstall::ReinstallRequest,
         RootPasswordJson,
         Cancel
     ))
@@ -340,7 +348,11 @@ pub struct Power {
     pub action: String,
 }
 
-/// Reboots or power-cycles a running server; poll its state.
+/// Reboots, power-cycles or powers off a running server (`stopping`, then
+/// `off`: still rented and billed, console closed), or powers on one that
+/// is `off` (`starting`, then `running`); poll its state. A power off asks
+/// the operating system to shut down and forces the machine off if it has
+/// not within the Fleet's wait.
 #[utoipa::path(post, path = "/api/v1/servers/{id}/power", tag = "servers",
     params(("id" = String, Path)), request_body = Power, security(("token" = ["servers:write"])),
     responses((status = 202, body = ServerJson), (status = 409, body = ErrorBody)))]
@@ -351,10 +363,8 @@ pub async fn power(
     Body(body): Body<Power>,
 ) -> ApiResult<Response> {
     own_server(&state, &caller, &id).await?;
-    let action = match body.action.as_str() {
-        "reboot" => PowerAction::Reboot,
-        "power_cycle" => PowerAction::PowerCycle,
-        _ => return Err(caller.error(Problem::UnknownChoice).at("action")),
+    let Some(action) = PowerAction::parse(&body.action) else {
+        return Err(caller.error(Problem::UnknownChoice).at("action"));
     };
     servers::power(&state.db, &state.clock, &caller.actor(), &id, action).await?;
     let server = own_server(&state, &caller, &id).await?;

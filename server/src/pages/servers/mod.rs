@@ -11,6 +11,7 @@
 pub mod console;
 pub mod maintenance;
 pub mod power;
+pub mod reinstall;
 pub mod root_password;
 pub mod server_action;
 pub mod snapshots;
@@ -157,12 +158,19 @@ pub struct ServerDetailView {
     pub availability: (i64, i64),
     /// Closed months with downtime: (month, availability ppm, credit, credit note).
     pub sla: Vec<(String, i64, domain::Money, Option<String>)>,
+    /// The member's saved SSH keys, for a reinstall (power tab only).
+    pub saved_keys: Vec<reinstall::SavedKey>,
 }
 
 impl ServerDetailView {
     /// Running and not cancelled: what consoles, power and snapshots need.
     fn running(&self) -> bool {
         self.server.state == ShownState::Running && self.server.cancelled_at.is_none()
+    }
+
+    /// Powered off by the customer (and not ended): it can be powered on.
+    fn off(&self) -> bool {
+        self.server.state == ShownState::Off && self.server.cancelled_at.is_none()
     }
 }
 
@@ -209,6 +217,9 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
     let done = match done_query.as_str() {
         "rename" => Some(o.server_done_rename.to_owned()),
         "power" => Some(o.server_done_power.to_owned()),
+        "reinstall" if s.state == ShownState::Provisioning => {
+            Some(o.server_done_reinstall.to_owned())
+        }
         "restore" if s.state == ShownState::Restoring => Some(o.server_done_restore.to_owned()),
         "snapshot" => Some(ops.snapshots_taken.to_owned()),
         "delete-snapshot" => Some(ops.snapshots_deleted.to_owned()),
@@ -235,7 +246,7 @@ pub fn ServerDetailPage(lang: Lang, view: ServerDetailView) -> impl IntoView {
         }
         .into_any(),
         Tab::Console => view! { <ConsoleLinks lang base=base.clone() running=view.running() /> }.into_any(),
-        Tab::Power => view! { <Power lang base=base.clone() name=s.name.clone() running=view.running() /> }.into_any(),
+        Tab::Power => view! { <Power lang base=base.clone() view=view.clone() /> }.into_any(),
         Tab::Cancellation => view! { <cancellation::Cancellation lang server=s.clone() /> }.into_any(),
     };
     view! {
@@ -477,15 +488,30 @@ fn ConsoleLinks(lang: Lang, base: String, running: bool) -> impl IntoView {
 
 /// Reboot and power cycle, each confirmed.
 #[component]
-fn Power(lang: Lang, base: String, name: String, running: bool) -> impl IntoView {
+fn Power(lang: Lang, base: String, view: ServerDetailView) -> impl IntoView {
     let o = orders(lang);
-    if !running {
+    let name = view.server.name.clone();
+    let reinstall = view! {
+        <reinstall::ReinstallForm lang base=base.clone() name=name.clone() image=view.server.os_image.clone() keys=view.saved_keys.clone() />
+    };
+    if view.off() {
+        return view! {
+            <h2>{o.server_power}</h2>
+            <p>{o.server_off_note}</p>
+            <PowerForm lang base=base.clone() name=name.clone() action="power_on" title=o.server_power_on body=o.server_power_on_body />
+            {reinstall}
+        }
+        .into_any();
+    }
+    if !view.running() {
         return view! { <p>{o.tab_needs_running}</p> }.into_any();
     }
     view! {
         <h2>{o.server_power}</h2>
         <PowerForm lang base=base.clone() name=name.clone() action="reboot" title=o.server_reboot body=o.server_reboot_body />
-        <PowerForm lang base=base name action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
+        <PowerForm lang base=base.clone() name=name.clone() action="power_cycle" title=o.server_cycle body=o.server_cycle_body />
+        <PowerForm lang base=base.clone() name=name.clone() action="power_off" title=o.server_power_off body=o.server_power_off_body />
+        {reinstall}
     }
     .into_any()
 }
@@ -628,7 +654,20 @@ async fn detail(
         },
         _ => (None, false),
     };
+    let saved_keys = match tab {
+        Tab::Power => backend::ssh_keys::list(&state.db, &member.user_id)
+            .await?
+            .into_iter()
+            .map(|k| reinstall::SavedKey {
+                id: k.id,
+                name: k.name,
+                fingerprint: k.fingerprint,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let view = ServerDetailView {
+        saved_keys,
         tab,
         degraded: o.degraded,
         windows: o.windows.into_iter().map(WindowRow::from).collect(),

@@ -1,5 +1,6 @@
-//! Power actions on a server (owners and technical members): a reboot or a
-//! power cycle through the Fleet, each confirmed on the page.
+//! Power actions on a server (owners and technical members): a reboot, a
+//! power cycle or a power off of a running server, or powering on one that
+//! is off, through the Fleet, each confirmed on the page.
 
 use crate::http::page::{PageResult, SameOrigin};
 use crate::http::routes::{Route, TECHNICAL};
@@ -19,6 +20,8 @@ pub fn routes() -> Vec<Route> {
             TECHNICAL,
             power_cycle,
         ),
+        Route::post("/{lang}/servers/{id}/power/power_off", TECHNICAL, power_off),
+        Route::post("/{lang}/servers/{id}/power/power_on", TECHNICAL, power_on),
     ]
 }
 
@@ -36,6 +39,22 @@ async fn power_cycle(
     form: SameOrigin<Confirm>,
 ) -> PageResult {
     power(state, on, form, PowerAction::PowerCycle).await
+}
+
+async fn power_off(
+    state: State<Arc<AppState>>,
+    on: OnServer,
+    form: SameOrigin<Confirm>,
+) -> PageResult {
+    power(state, on, form, PowerAction::PowerOff).await
+}
+
+async fn power_on(
+    state: State<Arc<AppState>>,
+    on: OnServer,
+    form: SameOrigin<Confirm>,
+) -> PageResult {
+    power(state, on, form, PowerAction::PowerOn).await
 }
 
 async fn power(

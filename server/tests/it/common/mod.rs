@@ -584,7 +584,18 @@ impl TestApp {
         browser: &reqwest::Client,
         server_id: &str,
     ) -> serde_json::Value {
-        for _ in 0..300 {
+        self.wait_for_server_within(browser, server_id, 15).await
+    }
+
+    /// `wait_for_server` for steps that take longer than 15 s (a BMC's
+    /// power transitions: sushy's emulator takes 1–11 s for each).
+    pub async fn wait_for_server_within(
+        &self,
+        browser: &reqwest::Client,
+        server_id: &str,
+        secs: u64,
+    ) -> serde_json::Value {
+        for _ in 0..secs * 20 {
             let page = self
                 .get_as(browser, &format!("/en/servers/{server_id}/progress"))
                 .await;

@@ -95,7 +95,7 @@ fn pdf_chinese_invoice_has_extractable_text() {
         "应付金额",
         "€243.00",
         "请于2026年3月15日前通过银行转账付款。",
-        "第 1 / 1 页",
+        "第 1 页，共 1 页",
     ] {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }
