@@ -72,9 +72,15 @@ impl Db {
     }
 
     /// Applies every pending migration. PostgreSQL serialises concurrent
-    /// runs from several replicas with an advisory lock.
+    /// runs from several replicas with an advisory lock. A migration this
+    /// build does not know (a newer version's, applied by a replica that
+    /// started first) is left alone rather than refused: the old version
+    /// keeps serving during a rolling upgrade and after a rollback, which is
+    /// why migrations between releases are additive (docs/OPERATIONS.md).
     pub async fn migrate(&self) -> anyhow::Result<()> {
-        sqlx::migrate!("../migrations")
+        let mut migrator = sqlx::migrate!("../migrations");
+        migrator.set_ignore_missing(true);
+        migrator
             .run(&self.pool)
             .await
             .context("applying database migrations")

@@ -61,6 +61,20 @@ pub async fn outbox(
     .context("reading the outbox")
 }
 
+/// Mail still to be sent (not given up on) and how long the oldest has
+/// waited in seconds, 0 when none: the operators' "mail is not leaving".
+pub async fn backlog(db: &Db, now: i64) -> anyhow::Result<(i64, i64)> {
+    let row = sqlx::query(
+        "select count(*) as n, min(created_at) as oldest from mail_outbox \
+         where sent_at is null and attempts < 10",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .context("measuring the mail backlog")?;
+    let oldest: Option<i64> = row.try_get("oldest")?;
+    Ok((row.try_get("n")?, oldest.map_or(0, |at| (now - at).max(0))))
+}
+
 /// Claims up to `limit` unsent messages for delivery. A claim lasts a
 /// minute, so a replica that dies mid-send leaves them to another.
 pub async fn claim(db: &Db, now: i64, limit: i64) -> anyhow::Result<Vec<OutboxEntry>> {

@@ -32,6 +32,12 @@ pub struct QueueLabels {
     pub state: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StockLabels {
+    pub plan: String,
+    pub site: String,
+}
+
 pub struct Metrics {
     pub registry: Registry,
     pub requests: Family<RequestLabels, Counter>,
@@ -47,6 +53,13 @@ pub struct Metrics {
     /// Housekeeping passes this replica's worker finished: a worker that
     /// stopped going round shows as a flat line.
     pub housekeeping_passes: Counter,
+    /// 1 when the database answered at the scrape (what `/readyz` checks).
+    pub ready: Gauge,
+    /// Mail waiting to be sent, and the oldest one's wait in seconds.
+    pub mail_pending: Gauge,
+    pub mail_oldest_pending_seconds: Gauge,
+    /// Free hosts per plan and site, for every pair with hosts racked.
+    pub stock_free_hosts: Family<StockLabels, Gauge>,
 }
 
 impl Metrics {
@@ -94,7 +107,35 @@ impl Metrics {
             "Passes of the worker's periodic housekeeping (holds, invoices, cancellations, notices, alerts)",
             housekeeping_passes.clone(),
         );
+        let ready = Gauge::default();
+        registry.register(
+            "ready",
+            "1 if this replica's database answered at the scrape (what /readyz checks), else 0",
+            ready.clone(),
+        );
+        let mail_pending = Gauge::default();
+        registry.register(
+            "mail_pending",
+            "Mail waiting to be sent (not yet given up on)",
+            mail_pending.clone(),
+        );
+        let mail_oldest_pending_seconds = Gauge::default();
+        registry.register(
+            "mail_oldest_pending_seconds",
+            "How long the oldest mail waiting to be sent has waited, 0 when none",
+            mail_oldest_pending_seconds.clone(),
+        );
+        let stock_free_hosts = Family::<StockLabels, Gauge>::default();
+        registry.register(
+            "stock_free_hosts",
+            "Free hosts per plan and site, for every pair with hosts racked (0 is sold out)",
+            stock_free_hosts.clone(),
+        );
         Metrics {
+            ready,
+            mail_pending,
+            mail_oldest_pending_seconds,
+            stock_free_hosts,
             housekeeping_passes,
             stripe_events_held,
             registry,

@@ -11,7 +11,7 @@ mod host;
 mod stock;
 
 pub use host::{Host, HostState};
-pub use stock::stock_snapshot;
+pub use stock::{free_where_racked, stock_snapshot};
 
 use anyhow::Context;
 use domain::{HostId, PlanId, SiteCode};

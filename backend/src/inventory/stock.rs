@@ -48,3 +48,31 @@ pub async fn stock_snapshot(db: &Db, clock: &Clock) -> anyhow::Result<StockSnaps
         valid_until: next_expiry,
     })
 }
+
+/// Free hosts (as `stock_snapshot` counts them) for every site and plan
+/// with any host racked, zeros included: for metrics, where a sold-out
+/// site must be a 0 rather than a series that vanished.
+pub async fn free_where_racked(
+    db: &Db,
+    clock: &Clock,
+) -> anyhow::Result<Vec<(String, String, i64)>> {
+    let rows = sqlx::query(
+        "select site_code, plan_id, \
+         sum(case when state = 'free' or (state = 'held' and hold_expires_at <= $1) \
+         then 1 else 0 end) as free from hosts group by site_code, plan_id \
+         order by site_code, plan_id",
+    )
+    .bind(clock.now())
+    .fetch_all(&db.pool)
+    .await
+    .context("counting free hosts per site and plan")?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("site_code")?,
+                r.try_get("plan_id")?,
+                r.try_get("free")?,
+            ))
+        })
+        .collect()
+}

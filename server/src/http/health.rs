@@ -23,28 +23,51 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     }
 }
 
+/// Job states, each set at every scrape so a state that emptied reads 0
+/// rather than its last count.
+const JOB_STATES: [&str; 3] = ["queued", "done", "dead"];
+
+/// Prometheus metrics. The gauges read from the database are set here, at
+/// the scrape; a read that fails leaves its gauge as it was (and `ready` 0).
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let m = &state.metrics;
+    m.ready.set(i64::from(state.db.ping().await.is_ok()));
     match backend::jobs::counts(&state.db).await {
         Ok(counts) => {
-            for (queue_state, n) in counts {
-                state
-                    .metrics
-                    .jobs_queued
-                    .get_or_create(&crate::metrics::QueueLabels { state: queue_state })
-                    .set(n);
+            for job_state in JOB_STATES {
+                let n = counts
+                    .iter()
+                    .find(|(s, _)| s == job_state)
+                    .map_or(0, |(_, n)| *n);
+                let labels = crate::metrics::QueueLabels {
+                    state: job_state.to_owned(),
+                };
+                m.jobs_queued.get_or_create(&labels).set(n);
             }
         }
-        Err(error) => {
-            tracing::warn!(error = %format!("{error:#}"), "counting jobs for metrics failed")
-        }
+        Err(error) => warn_unread("jobs", &error),
     }
     match backend::billing::stripe::events::held_count(&state.db).await {
         Ok(held) => {
-            state.metrics.stripe_events_held.set(held);
+            m.stripe_events_held.set(held);
         }
-        Err(error) => {
-            tracing::warn!(error = %format!("{error:#}"), "counting held Stripe events failed")
+        Err(error) => warn_unread("held Stripe events", &error),
+    }
+    match backend::mail::backlog(&state.db, state.clock.now()).await {
+        Ok((pending, oldest)) => {
+            m.mail_pending.set(pending);
+            m.mail_oldest_pending_seconds.set(oldest);
         }
+        Err(error) => warn_unread("the mail backlog", &error),
+    }
+    match backend::inventory::free_where_racked(&state.db, &state.clock).await {
+        Ok(stock) => {
+            for (site, plan, free) in stock {
+                let labels = crate::metrics::StockLabels { plan, site };
+                m.stock_free_hosts.get_or_create(&labels).set(free);
+            }
+        }
+        Err(error) => warn_unread("stock", &error),
     }
     (
         [(
@@ -54,4 +77,8 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         state.metrics.render(),
     )
         .into_response()
+}
+
+fn warn_unread(what: &str, error: &anyhow::Error) {
+    tracing::warn!(error = %format!("{error:#}"), "reading {what} for metrics failed");
 }

@@ -42,6 +42,7 @@ mod failures;
 mod fuzz;
 mod invitations;
 mod live_quote;
+mod load_balanced;
 mod mail_delivery;
 mod maintenance;
 mod navigation;

@@ -5,6 +5,7 @@ use crate::common::{TempDir, TestApp, TestDb};
 
 on_both_databases!(
     health_readiness_and_metrics,
+    metrics_for_the_operators_alerts,
     security_headers_on_every_response,
     inventory_subcommands_explain_mistakes,
     latency_estimates_until_measurements_are_imported,
@@ -45,6 +46,46 @@ async fn health_readiness_and_metrics(db: TestDb) {
     assert!(metrics
         .body
         .contains("gpu_http_request_duration_seconds_bucket"));
+    app.finish().await;
+}
+
+/// What deploy/prometheus/alerts.yml fires on, read from the database at
+/// each scrape: readiness, stock per plan and site (a sold-out pair is a 0,
+/// not a vanished series), the mail backlog and every job state.
+async fn metrics_for_the_operators_alerts(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.rack("lax", "g-l40s-x2", 2);
+    let hosts = app.host_names("lax", "g-l40s-x2", "free");
+    let (ok, out) = app.ops(&["hosts", "set", &hosts[0], "maintenance"]);
+    assert!(ok, "{out}");
+    let (ok, out) = app.ops(&["hosts", "set", &hosts[1], "maintenance"]);
+    assert!(ok, "{out}");
+    app.signed_up("waiting@example.com", "Wai Ting", "").await;
+    let body = app.get("/metrics").await.body;
+    for line in [
+        "gpu_ready 1",
+        "gpu_stock_free_hosts{plan=\"g-l40s-x2\",site=\"lax\"} 0",
+        "gpu_jobs{state=\"dead\"} 0",
+        "gpu_jobs{state=\"done\"} ",
+        "gpu_jobs{state=\"queued\"} ",
+        "gpu_mail_oldest_pending_seconds ",
+    ] {
+        assert!(body.contains(line), "{line} in\n{body}");
+    }
+    // No SMTP in tests: the sign-up's and the verification's mail wait.
+    let pending: i64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix("gpu_mail_pending "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("gpu_mail_pending");
+    assert!(pending >= 1, "{body}");
+    let (ok, out) = app.ops(&["hosts", "set", &hosts[0], "free"]);
+    assert!(ok, "{out}");
+    let body = app.get("/metrics").await.body;
+    assert!(
+        body.contains("gpu_stock_free_hosts{plan=\"g-l40s-x2\",site=\"lax\"} 1"),
+        "{body}"
+    );
     app.finish().await;
 }
 
