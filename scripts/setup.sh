@@ -39,15 +39,8 @@ if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown
   rustup target add wasm32-unknown-unknown
 fi
 
-# 0.3.11 needs a newer rustc than this toolchain; 0.3.10 works.
-if ! cargo leptos --version 2>/dev/null | grep -q "0.3.10"; then
-  say "installing cargo-leptos 0.3.10 (takes ~15 min once)"
-  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo install cargo-leptos --version 0.3.10 --locked
-fi
-
-# cargo-leptos would download wasm-bindgen; give it the exact version the
-# lockfile pins instead.
+# The site's wasm glue (scripts/build-site.sh): wasm-bindgen-cli at exactly
+# the version the lockfile pins (the glue and the library must match).
 WBG="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')"
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG"; then
   say "installing wasm-bindgen-cli $WBG"

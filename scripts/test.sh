@@ -36,6 +36,11 @@ export SUSHY_EMULATOR_PYTHON="$SUSHY_VENV/bin/python"
 export CARGO_INCREMENTAL=0
 cargo clean -q -p server -p app -p backend -p domain -p frontend 2>/dev/null || true
 
+say "deployment files (deploy/: nginx -t, promtool, systemd-analyze)"
+# Also installs Debian's nginx, which the load-balanced integration tests
+# (server/tests/it/load_balanced.rs) run in front of two replicas.
+bash scripts/check-deploy.sh
+
 source scripts/postgres.sh
 trap pg_throwaway_stop EXIT
 
@@ -62,12 +67,11 @@ if [ "$pg_ran" -eq 0 ] || [ "$pg_ran" -ne "$sqlite_ran" ]; then
   exit 1
 fi
 
-say "building the site (CSS, wasm) with cargo-leptos"
+say "building the site (CSS, wasm)"
 # The end-to-end server is the binary `cargo test` just built for the
-# integration tests: the same code, and its dependencies are already
-# compiled. cargo-leptos's own server build resolves other features and
-# recompiles the whole tree (about 25 minutes on 2 cores with a cold cache).
-cargo leptos build --frontend-only
+# integration tests (and scripts/run.sh serves): the same code, and its
+# dependencies are already compiled.
+bash scripts/build-site.sh
 
 say "end-to-end tests in Chromium"
 E2E_LOG="$(mktemp)"
