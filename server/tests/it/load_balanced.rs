@@ -81,6 +81,43 @@ async fn a_killed_replica_costs_at_most_its_requests_in_flight() {
     cluster.finish().await;
 }
 
+/// An engineer's serial console is a WebSocket held by one replica. When
+/// that replica dies, the page's script asks for a new ticket and opens the
+/// console again: through nginx, on the replica still running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_console_on_a_dead_replica_reconnects_through_the_other_with_a_new_ticket() {
+    let mut cluster = Cluster::start().await;
+    let (_, id) = cluster
+        .app
+        .owner_with_running_server(&[("name", "lb-console")])
+        .await;
+    let engineer = cluster.nginx.signed_in("owner@a.example").await;
+    let mut console = engineer.serial_console(&id).await;
+    console.read_until("login: ").await;
+    // Which replica holds it is nginx's choice: kill one, and if the console
+    // stays open it was the other's, which is killed in turn once the first
+    // is back and nginx uses it again.
+    cluster.replicas[0].kill();
+    if !console.closes_within(Duration::from_secs(3)).await {
+        cluster.replicas[0].restart();
+        cluster.replicas[0].wait_ready().await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        cluster.replicas[1].kill();
+        assert!(
+            console.closes_within(Duration::from_secs(3)).await,
+            "a console outlived both replicas"
+        );
+    }
+    let started = Instant::now();
+    let mut again = engineer.serial_console(&id).await;
+    again.read_until("login: ").await;
+    eprintln!(
+        "console: reconnected through the surviving replica in {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    cluster.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_new_versions_migration_applies_once_while_the_old_version_serves() {
     let mut cluster = Cluster::start().await;
@@ -316,6 +353,7 @@ struct Nginx {
     child: Child,
     https_port: u16,
     certificate: Vec<u8>,
+    certificate_der: Vec<u8>,
     dir: TempDir,
 }
 
@@ -413,10 +451,16 @@ impl Nginx {
             .spawn()
             .expect("starting nginx");
         let certificate = std::fs::read(format!("{d}/cert.pem")).expect("reading the certificate");
+        let der = Command::new("openssl")
+            .args(["x509", "-in", &format!("{d}/cert.pem"), "-outform", "DER"])
+            .output()
+            .expect("running openssl");
+        assert!(der.status.success(), "the certificate as DER");
         Nginx {
             child,
             https_port,
             certificate,
+            certificate_der: der.stdout,
             dir,
         }
     }
@@ -450,6 +494,39 @@ impl Nginx {
             .timeout(Duration::from_secs(20))
             .build()
             .expect("building a browser")
+    }
+
+    /// A browser signed in through nginx as `email` (password: PASSWORD),
+    /// with its cookies at hand for a WebSocket handshake.
+    async fn signed_in(&self, email: &str) -> Engineer {
+        let jar = Arc::new(reqwest::cookie::Jar::default());
+        let browser = reqwest::Client::builder()
+            .add_root_certificate(
+                reqwest::Certificate::from_pem(&self.certificate).expect("the certificate"),
+            )
+            .cookie_provider(jar.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(20))
+            .build()
+            .expect("building a browser");
+        let login = get(&browser, &self.url("/en/login")).await;
+        let response = browser
+            .post(self.url("/en/login"))
+            .form(&[
+                ("csrf", csrf_token(&login).as_str()),
+                ("email", email),
+                ("password", PASSWORD),
+            ])
+            .send()
+            .await
+            .expect("signing in through nginx");
+        assert_eq!(response.status().as_u16(), 303, "signing in as {email}");
+        Engineer {
+            browser,
+            jar,
+            origin: self.url(""),
+            certificate_der: self.certificate_der.clone(),
+        }
     }
 
     async fn wait_ready(&self, client: &reqwest::Client) {
@@ -604,5 +681,112 @@ impl std::fmt::Display for Report {
             self.p99.as_secs_f64() * 1e3,
             self.max.as_secs_f64() * 1e3
         )
+    }
+}
+
+/// A signed-in browser that opens consoles as the page's script does: a
+/// ticket from the portal, then a WebSocket (wss, through nginx) with it.
+struct Engineer {
+    browser: reqwest::Client,
+    jar: Arc<reqwest::cookie::Jar>,
+    origin: String,
+    certificate_der: Vec<u8>,
+}
+
+impl Engineer {
+    async fn serial_console(&self, server: &str) -> Console {
+        use reqwest::cookie::CookieStore;
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let response = self
+            .browser
+            .post(format!(
+                "{}/en/servers/{server}/console/serial",
+                self.origin
+            ))
+            .header("origin", &self.origin)
+            .header("sec-fetch-site", "same-origin")
+            .form(&[("x", "")])
+            .send()
+            .await
+            .expect("asking for a ticket");
+        assert_eq!(response.status().as_u16(), 200, "a console ticket");
+        let ticket: serde_json::Value = response.json().await.expect("the ticket");
+        let path = ticket["url"].as_str().expect("the ticket's URL");
+        let url = format!("{}{path}", self.origin.replace("https://", "wss://"));
+        let cookies = self
+            .jar
+            .cookies(&self.origin.parse().expect("the origin"))
+            .expect("the session cookie");
+        let mut request = url.into_client_request().expect("a WebSocket request");
+        request.headers_mut().insert("cookie", cookies);
+        request
+            .headers_mut()
+            .insert("origin", self.origin.parse().expect("the origin header"));
+        // TLS by hand, then the WebSocket over it: TLS features on
+        // tokio-tungstenite would change the axum the tests build, and the
+        // run command would no longer share the tests' build.
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(self.certificate_der.clone().into())
+            .expect("trusting the certificate");
+        let tls = rustls::ClientConfig::builder()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let host = self.origin.trim_start_matches("https://");
+        let tcp = tokio::net::TcpStream::connect(host)
+            .await
+            .expect("connecting to nginx");
+        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("a server name");
+        let stream = tokio_rustls::TlsConnector::from(Arc::new(tls))
+            .connect(name, tcp)
+            .await
+            .expect("TLS with nginx");
+        let (socket, _) = tokio_tungstenite::client_async(request, stream)
+            .await
+            .expect("the console opens through nginx");
+        Console {
+            socket,
+            seen: String::new(),
+        }
+    }
+}
+
+struct Console {
+    socket:
+        tokio_tungstenite::WebSocketStream<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>,
+    seen: String,
+}
+
+impl Console {
+    async fn read_until(&mut self, text: &str) {
+        use futures_util::StreamExt;
+        use tokio_tungstenite::tungstenite::Message;
+        while !self.seen.contains(text) {
+            let next = tokio::time::timeout(Duration::from_secs(10), self.socket.next())
+                .await
+                .unwrap_or_else(|_| panic!("no {text:?} within 10 s; saw {:?}", self.seen));
+            match next {
+                Some(Ok(Message::Binary(bytes))) => {
+                    self.seen.push_str(&String::from_utf8_lossy(&bytes))
+                }
+                Some(Ok(Message::Text(text))) => self.seen.push_str(&text),
+                Some(Ok(_)) => {}
+                other => panic!("the console closed before {text:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// Whether the console ends (closed, reset, or cut) within `limit`.
+    async fn closes_within(&mut self, limit: Duration) -> bool {
+        use futures_util::StreamExt;
+        use tokio_tungstenite::tungstenite::Message;
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            match tokio::time::timeout_at(deadline, self.socket.next()).await {
+                Err(_) => return false,
+                Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
     }
 }

@@ -280,6 +280,7 @@ async fn a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row
     let (ok, out) = app.ops(&["backup", "--to", &file]);
     if matches!(db, TestDb::Postgres) {
         assert!(!ok && out.contains("pg_dump"), "{out}");
+        postgres_restore_drill(&app).await;
         app.finish().await;
         return;
     }
@@ -323,6 +324,98 @@ async fn a_backup_taken_while_serving_restores_every_order_invoice_and_audit_row
     );
     restored.finish().await;
     app.finish().await;
+}
+
+/// The restore drill docs/OPERATIONS.md asks for every quarter, on
+/// PostgreSQL's own tools: `pg_dump --format=custom` of the serving
+/// database, `pg_restore` into a new database, the product started on it,
+/// the customer signs in and opens their invoice.
+async fn postgres_restore_drill(app: &TestApp) {
+    use sqlx::Connection;
+    let schema = app
+        .database_url
+        .split("search_path%3D")
+        .nth(1)
+        .expect("the test's schema")
+        .to_owned();
+    let base = common::postgres_url();
+    let dir = common::TempDir::new();
+    let dump = format!("{}/gpu.dump", dir.path);
+    let dumped = std::process::Command::new("pg_dump")
+        .args([
+            "--format=custom",
+            "--no-owner",
+            "--schema",
+            &schema,
+            "--file",
+            &dump,
+            &base,
+        ])
+        .output()
+        .expect("pg_dump is installed (scripts/test.sh installs postgresql-client)");
+    assert!(
+        dumped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dumped.stderr)
+    );
+    let database = format!("restore_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&base)
+        .await
+        .expect("connecting");
+    sqlx::query(&format!("create database {database}"))
+        .execute(&mut admin)
+        .await
+        .expect("creating the database to restore into");
+    let (server, query) = base.split_once('?').unwrap_or((&base, ""));
+    let at = server.rfind('/').expect("a database in the URL");
+    let target = format!("{}/{database}", &server[..at]);
+    let restored_db = std::process::Command::new("pg_restore")
+        .args(["--no-owner", "--exit-on-error", "--dbname", &target, &dump])
+        .output()
+        .expect("running pg_restore");
+    assert!(
+        restored_db.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored_db.stderr)
+    );
+    let options = format!("options=-c%20search_path%3D{schema}");
+    let url = if query.is_empty() {
+        format!("{target}?{options}")
+    } else {
+        format!("{target}?{query}&{options}")
+    };
+    let restored = TestApp::spawn_configured(TestDb::Sqlite, Clock::system(), |config| {
+        config.database_url = server::config::Redacted(url);
+        config.run_workers = false;
+    })
+    .await;
+    let b = restored.browser();
+    let page = restored
+        .post_as(
+            &b,
+            "/en/login",
+            "/en/login",
+            &[("email", "saved@a.example"), ("password", common::PASSWORD)],
+            &[],
+        )
+        .await;
+    assert_eq!(page.location(), "/en/servers", "{} {}", page.status, strip_tags(&page.body));
+    let billing = restored.get_as(&b, "/en/billing").await.body;
+    let invoice = billing
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .find(|href| href.starts_with("/en/invoices/"))
+        .unwrap_or_else(|| panic!("no invoice link in {}", strip_tags(&billing)))
+        .to_owned();
+    let opened = restored.get_as(&b, &invoice).await;
+    assert_eq!(opened.status, 200, "{invoice}");
+    assert!(strip_tags(&opened.body).contains("INV-"), "{invoice}");
+    restored.finish().await;
+    sqlx::query(&format!("drop database {database} with (force)"))
+        .execute(&mut admin)
+        .await
+        .expect("dropping the restored database");
 }
 
 /// A forgotten `APP_ENV` must not put development mode (insecure cookies,
