@@ -31,6 +31,24 @@ echo "### storefront /en (live stock), $(wc -c < "$TMP/page.html") bytes"
 DYN="$(run http://127.0.0.1:3900/en)"; echo "$DYN"
 echo "### static response, same bytes"
 STA="$(run http://127.0.0.1:3901/en)"; echo "$STA"
+# The same bytes from Debian's nginx (2 workers, keep-alive, sendfile), the
+# server operators put in front (deploy/nginx/).
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$NGINX" ] || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
+mkdir -p "$TMP/www/en" && cp "$TMP/page.html" "$TMP/www/en/index.html"
+cat > "$TMP/nginx.conf" <<NGINX_CONF
+daemon off; worker_processes 2; pid $TMP/nginx.pid; error_log $TMP/nginx.err;
+events { worker_connections 1024; }
+http { access_log off; sendfile on; keepalive_requests 100000; default_type text/html;
+  client_body_temp_path $TMP/b; proxy_temp_path $TMP/p; fastcgi_temp_path $TMP/f;
+  uwsgi_temp_path $TMP/u; scgi_temp_path $TMP/s;
+  server { listen 127.0.0.1:3903; root $TMP/www; location = /en { try_files /en/index.html =404; } } }
+NGINX_CONF
+"$NGINX" -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/nginx.err" & NGINX_PID=$!
+trap 'kill $APP ${STATIC_PID:-} ${APP2:-} ${NGINX_PID:-} 2>/dev/null; rm -rf "$TMP"' EXIT
+sleep 0.5
+echo "### nginx, same bytes"
+NGX="$(run http://127.0.0.1:3903/en)"; echo "$NGX"
 
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 pct() { awk -v p="$2" '$1 == p {print $2}' <<<"$1"; }
@@ -38,8 +56,10 @@ echo
 echo "| | req/s | p50 | p99 |"
 echo "|---|---|---|---|"
 echo "| storefront /en | $(rps "$DYN") | $(pct "$DYN" 50%) | $(pct "$DYN" 99%) |"
-echo "| static bytes | $(rps "$STA") | $(pct "$STA" 50%) | $(pct "$STA" 99%) |"
-awk -v a="$(rps "$DYN")" -v b="$(rps "$STA")" 'BEGIN {printf "ratio: %.2f of static throughput\n", a / b}'
+echo "| static bytes (axum) | $(rps "$STA") | $(pct "$STA" 50%) | $(pct "$STA" 99%) |"
+echo "| static bytes (nginx) | $(rps "$NGX") | $(pct "$NGX" 50%) | $(pct "$NGX" 99%) |"
+awk -v a="$(rps "$DYN")" -v b="$(rps "$STA")" -v n="$(rps "$NGX")" \
+  'BEGIN {printf "ratio: %.2f of the axum static server, %.2f of nginx\n", a / b, a / n}'
 
 # Exactness after load: a change made by another process shows at once.
 cell() { curl -s "http://127.0.0.1:${1:-3900}/en" | grep -o 'data-site="fra" data-plan="g-l40s-x2" data-stock="[a-z-]*"' | sed 's/.*data-stock=//'; }

@@ -19,7 +19,10 @@ export RUSTFLAGS="--cfg erase_components"
 export PATH="$HOME/.cargo/bin:$CACHE/tools/node_modules/.bin:$PATH"
 mkdir -p "$CACHE/tools"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says when it starts, in seconds since the command began: where
+# a fresh machine's minutes go (docs/BENCHMARKS.md, "The two commands").
+export GPU_STARTED_AT="${GPU_STARTED_AT:-$(date +%s)}"
+say() { printf '\033[1m==> [%4ss] %s\033[0m\n' "$(( $(date +%s) - GPU_STARTED_AT ))" "$*" >&2; }
 
 command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup first" >&2; exit 1; }
 command -v npm >/dev/null || {

@@ -79,6 +79,7 @@ SERVER_BIN="$CARGO_TARGET_DIR/debug/server" SITE_ROOT=target/site bash end2end/r
 e2e_passed=$(grep -oE '^\s*[0-9]+ passed' "$E2E_LOG" | awk '{s+=$1} END {print s+0}')
 rm -f "$E2E_LOG"
 
+say "done"
 echo
 echo "Rust: $rust_passed passed ($sqlite_ran on SQLite, $pg_ran on PostgreSQL); end-to-end: $e2e_passed passed"
 echo "tests: $((rust_passed + e2e_passed)) passed, 0 failed"

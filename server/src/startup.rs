@@ -260,8 +260,17 @@ impl Application {
                 }
             });
         }
+        // TCP_NODELAY: a response written in pieces (headers, then a file's
+        // body or a streamed page) would otherwise wait for the client's
+        // delayed ACK, 40 ms on Linux, on every keep-alive request.
+        use axum::serve::ListenerExt;
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY");
+            }
+        });
         axum::serve(
-            self.listener,
+            listener,
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )

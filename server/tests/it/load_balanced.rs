@@ -545,8 +545,12 @@ impl Nginx {
 }
 
 impl Drop for Nginx {
+    /// SIGTERM, so the master stops its workers (after SIGKILL they would
+    /// live on, holding the ports).
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let _ = self.child.wait();
     }
 }

@@ -399,7 +399,13 @@ async fn postgres_restore_drill(app: &TestApp) {
             &[],
         )
         .await;
-    assert_eq!(page.location(), "/en/servers", "{} {}", page.status, strip_tags(&page.body));
+    assert_eq!(
+        page.location(),
+        "/en/servers",
+        "{} {}",
+        page.status,
+        strip_tags(&page.body)
+    );
     let billing = restored.get_as(&b, "/en/billing").await.body;
     let invoice = billing
         .split("href=\"")
