@@ -119,7 +119,9 @@ impl Rig {
 
     /// The media URL the BMC was given for system `n`, once it has one.
     pub(crate) async fn media(&self, n: usize) -> String {
-        for _ in 0..300 {
+        // Up to a minute: the host is forced off first, which sushy's
+        // emulator applies after 1–11 s.
+        for _ in 0..600 {
             if let Some(url) = self.bmc.inserted_media(n).await {
                 return url;
             }
@@ -452,8 +454,10 @@ async fn an_installer_that_never_reports_moves_the_server_to_another_host(db: Te
     // Past the install limit (45 minutes by default): a host fault, and
     // the server starts again on the other host.
     rig.clock.advance(46 * 60);
+    // sushy's emulator takes 1–11 s for each power change (ForceOff, then
+    // On), and the worker notices the fault on its next pass: up to a minute.
     let mut moved = None;
-    for _ in 0..300 {
+    for _ in 0..600 {
         moved = second.inserted_media(0).await;
         if moved.is_some() {
             break;
