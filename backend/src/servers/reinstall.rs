@@ -67,22 +67,17 @@ pub async fn reinstall(
     };
     let now = clock.now();
     let mut tx = db.begin().await.context("starting a transaction")?;
-    // Not while a snapshot is taken or written back: its job holds the disks.
     db.lock_row(&mut tx, "servers", id).await?;
-    let busy: i64 = sqlx::query_scalar(
-        "select count(*) from snapshots where server_id = $1 and state in ('creating', 'restoring')",
-    )
-    .bind(id)
-    .fetch_one(&mut *tx)
-    .await
-    .context("looking for snapshot work")?;
     // The old root password, host keys and the hostname's install go with
-    // the disks; the addresses stay (provisioning keeps them).
+    // the disks; the addresses stay (provisioning keeps them). Not while a
+    // snapshot is taken or written back: its job holds the disks.
     let started = sqlx::query(
         "update servers set state = 'provisioning', step = '', progress = 0, os_image = $1, \
          ssh_keys = $2, root_secret = null, host_keys = null, reinstall_requested_at = $3, \
          updated_at = $3 where id = $4 and organization_id = $5 \
-         and (state = 'running' or (state = 'rebooting' and step = 'off')) and cancelled_at is null",
+         and (state = 'running' or (state = 'rebooting' and step = 'off')) and cancelled_at is null \
+         and not exists (select 1 from snapshots where server_id = $4 \
+         and state in ('creating', 'restoring'))",
     )
     .bind(request.image)
     .bind(keys.join("\n"))
@@ -92,7 +87,7 @@ pub async fn reinstall(
     .execute(&mut *tx)
     .await
     .context("starting the reinstall")?;
-    if busy > 0 || started.rows_affected() == 0 {
+    if started.rows_affected() == 0 {
         return Err(ServerError::Busy(server.state).into());
     }
     record_event(

@@ -203,20 +203,8 @@ impl Cluster {
             replica.wait_ready().await;
         }
         let nginx = Nginx::start(nginx_ports, [replicas[0].port, replicas[1].port]);
-        let customer = nginx.browser();
-        nginx.wait_ready(&customer).await;
-        let login = get(&customer, &nginx.url("/en/login")).await;
-        let response = customer
-            .post(nginx.url("/en/login"))
-            .form(&[
-                ("csrf", csrf_token(&login).as_str()),
-                ("email", "lb@example.com"),
-                ("password", PASSWORD),
-            ])
-            .send()
-            .await
-            .expect("signing in through nginx");
-        assert_eq!(response.status().as_u16(), 303, "signing in");
+        nginx.wait_ready().await;
+        let customer = nginx.signed_in("lb@example.com").await.browser;
         Cluster {
             app,
             replicas,
@@ -483,13 +471,14 @@ impl Nginx {
         format!("https://127.0.0.1:{}{path}", self.https_port)
     }
 
-    /// A browser that trusts the throwaway certificate and keeps cookies.
-    fn browser(&self) -> reqwest::Client {
+    /// A browser that trusts the throwaway certificate and keeps its
+    /// cookies in `jar`.
+    fn browser(&self, jar: Arc<reqwest::cookie::Jar>) -> reqwest::Client {
         reqwest::Client::builder()
             .add_root_certificate(
                 reqwest::Certificate::from_pem(&self.certificate).expect("the certificate"),
             )
-            .cookie_store(true)
+            .cookie_provider(jar)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(20))
             .build()
@@ -500,15 +489,7 @@ impl Nginx {
     /// with its cookies at hand for a WebSocket handshake.
     async fn signed_in(&self, email: &str) -> Engineer {
         let jar = Arc::new(reqwest::cookie::Jar::default());
-        let browser = reqwest::Client::builder()
-            .add_root_certificate(
-                reqwest::Certificate::from_pem(&self.certificate).expect("the certificate"),
-            )
-            .cookie_provider(jar.clone())
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(20))
-            .build()
-            .expect("building a browser");
+        let browser = self.browser(jar.clone());
         let login = get(&browser, &self.url("/en/login")).await;
         let response = browser
             .post(self.url("/en/login"))
@@ -529,7 +510,8 @@ impl Nginx {
         }
     }
 
-    async fn wait_ready(&self, client: &reqwest::Client) {
+    async fn wait_ready(&self) {
+        let client = self.browser(Arc::default());
         let mut last = String::new();
         for _ in 0..200 {
             match client.get(self.url("/readyz")).send().await {

@@ -97,12 +97,10 @@ async fn a_server_powered_off_stays_rented_and_starts_again(db: TestDb) {
 
     // No console while it is off.
     let ticket = app
-        .api(
-            "POST",
+        .api_post(
             &format!("/api/v1/servers/{id}/console-tickets"),
-            Some(&token),
+            &token,
             Some(&json!({ "kind": "serial" })),
-            &[],
         )
         .await;
     assert_eq!(ticket.status, 409, "{}", ticket.body);
@@ -116,12 +114,10 @@ async fn a_server_powered_off_stays_rented_and_starts_again(db: TestDb) {
 
     // On again through the API.
     let on = app
-        .api(
-            "POST",
+        .api_post(
             &format!("/api/v1/servers/{id}/power"),
-            Some(&token),
+            &token,
             Some(&json!({ "action": "power_on" })),
-            &[],
         )
         .await;
     assert_eq!(on.status, 202, "{}", on.body);
@@ -132,12 +128,10 @@ async fn a_server_powered_off_stays_rented_and_starts_again(db: TestDb) {
     );
     until_state(&app, &owner, &token, &id, "running").await;
     let ticket = app
-        .api(
-            "POST",
+        .api_post(
             &format!("/api/v1/servers/{id}/console-tickets"),
-            Some(&token),
+            &token,
             Some(&json!({ "kind": "serial" })),
-            &[],
         )
         .await;
     assert_eq!(ticket.status, 200, "{}", ticket.body);
@@ -182,14 +176,8 @@ async fn power_actions_that_do_not_fit_the_state_are_refused_and_change_nothing(
         let token = token.clone();
         let path = format!("/api/v1/servers/{id}/power");
         async move {
-            app.api(
-                "POST",
-                &path,
-                Some(&token),
-                Some(&json!({ "action": action })),
-                &[],
-            )
-            .await
+            app.api_post(&path, &token, Some(&json!({ "action": action })))
+                .await
         }
     };
     let refused = power("power_on").await;

@@ -23,13 +23,7 @@ async fn a_reinstall_installs_the_chosen_image_and_keeps_name_addresses_and_term
     let before = app.api_get(&path, &token).await.json();
     assert_eq!(before["image"], "ubuntu-24.04");
     let taken = app
-        .api(
-            "POST",
-            &format!("{path}/root-password/take"),
-            Some(&token),
-            None,
-            &[],
-        )
+        .api_post(&format!("{path}/root-password/take"), &token, None)
         .await;
     assert_eq!(taken.status, 200, "{}", taken.body);
     let first_password = taken.json()["password"].clone();
@@ -84,13 +78,7 @@ async fn a_reinstall_installs_the_chosen_image_and_keeps_name_addresses_and_term
     // No key: a new root password, taken once.
     assert_eq!(after["root_password_waiting"], true, "{after}");
     let taken = app
-        .api(
-            "POST",
-            &format!("{path}/root-password/take"),
-            Some(&token),
-            None,
-            &[],
-        )
+        .api_post(&format!("{path}/root-password/take"), &token, None)
         .await;
     assert_ne!(taken.json()["password"], first_password);
     let history = app.get_as(&owner, &base).await.body;
@@ -104,33 +92,27 @@ async fn a_reinstall_installs_the_chosen_image_and_keeps_name_addresses_and_term
 
     // Through the API, with a saved key: installed, no password made.
     let key = app
-        .api(
-            "POST",
+        .api_post(
             "/api/v1/ssh-keys",
-            Some(&token),
+            &token,
             Some(&json!({ "public_key": KEY, "name": "laptop" })),
-            &[],
         )
         .await
         .json();
     let answer = app
-        .api(
-            "POST",
+        .api_post(
             &format!("{path}/reinstall"),
-            Some(&token),
+            &token,
             Some(&json!({ "image": "rocky-9", "ssh_key_ids": [key["id"]] })),
-            &[],
         )
         .await;
     assert_eq!(answer.status, 202, "{}", answer.body);
     assert_eq!(answer.json()["state"], "provisioning");
     let busy = app
-        .api(
-            "POST",
+        .api_post(
             &format!("{path}/reinstall"),
-            Some(&token),
+            &token,
             Some(&json!({ "image": "rocky-9" })),
-            &[],
         )
         .await;
     assert_eq!(busy.status, 409, "{}", busy.body);

@@ -87,4 +87,14 @@ impl TestApp {
     pub async fn api_get(&self, path: &str, token: &str) -> Answer {
         self.api("GET", path, Some(token), None, &[]).await
     }
+
+    /// `POST path` with a token and an optional JSON body, no extra headers.
+    pub async fn api_post(
+        &self,
+        path: &str,
+        token: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Answer {
+        self.api("POST", path, Some(token), body, &[]).await
+    }
 }
