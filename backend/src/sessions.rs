@@ -34,7 +34,10 @@ pub async fn load(db: &Db, id: &str, now: i64) -> anyhow::Result<Option<(String,
 
 /// Updates a live session. Never inserts: a request still in flight when
 /// logout, a password reset or expiry deleted the record must not bring it
-/// back (only `insert_new` creates sessions).
+/// back (only `insert_new` creates sessions). tower-sessions saves after
+/// every request of an idle-expiring session; a record whose data is the
+/// same and whose expiry moved less than `TOUCH_EVERY_SECS` is left as it
+/// is, so reading pages writes (and on PostgreSQL flushes) nothing.
 pub async fn save(
     db: &Db,
     id: &str,
@@ -44,13 +47,15 @@ pub async fn save(
 ) -> anyhow::Result<()> {
     sqlx::query(
         "update sessions set user_id = $2, data = $3, expires_at = $4 \
-         where id = $1 and expires_at > $5",
+         where id = $1 and expires_at > $5 \
+         and (data <> $3 or user_id is distinct from $2 or expires_at < $6)",
     )
     .bind(id)
     .bind(user_id)
     .bind(data)
     .bind(now + IDLE_SECS)
     .bind(now)
+    .bind(now + IDLE_SECS - TOUCH_EVERY_SECS)
     .execute(&db.pool)
     .await
     .context("saving a session")?;

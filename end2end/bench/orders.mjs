@@ -78,7 +78,7 @@ async function newUser(i) {
   const verify = await user.request('/en/verify', { form: { token, csrf } });
   expectRedirect(verify, 'verify', '/login');
   const login = await user.request('/en/login', { form: { email, password: PASSWORD, csrf } });
-  expectRedirect(login, 'login', '/account');
+  expectRedirect(login, 'login', '/servers'); // a member's landing page
   // An organization gives its billing profile before its first order.
   const form = await user.hidden('/en/billing/profile');
   const profile = await user.request('/en/billing/profile', {

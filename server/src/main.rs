@@ -3,6 +3,11 @@
 use clap::Parser;
 use server::config::{Cli, Command};
 
+/// glibc's allocator cost 12% of the CPU on the storefront's hot path
+/// (docs/BENCHMARKS.md, "where the time goes").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();

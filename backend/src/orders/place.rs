@@ -76,6 +76,18 @@ pub async fn place(
         }
     }
 
+    // Sold out as of a read that began after the order arrived: answered
+    // without taking the organization's lock or writing anything. In an
+    // order storm most orders end here; they queued behind the lock and
+    // wrote and rolled back a row each (docs/BENCHMARKS.md). A host freed
+    // after this read is the next order's.
+    let with_stock = sites_with_stock(db, clock, plan.id.as_str()).await?;
+    if !with_stock.iter().any(|code| code == site.code.as_str()) {
+        return Err(OrderError::SoldOut {
+            sites_with_stock: with_stock,
+        });
+    }
+
     let order_id = OrderId::from(new_id());
     let hold_until = now + HOLD_SECS;
     let mut tx = db.begin().await.context("starting a transaction")?;
