@@ -108,6 +108,11 @@ pub struct Config {
     /// telemetry, in seconds.
     #[arg(long, env = "FLEET_HEALTH_SECS", default_value_t = 300)]
     pub fleet_health_secs: u64,
+    /// How often the background worker looks for due jobs, in
+    /// milliseconds; housekeeping runs every tenth look and webhooks are
+    /// sent every fifth.
+    #[arg(long, env = "WORKER_POLL_MS", default_value_t = 200)]
+    pub worker_poll_ms: u64,
     /// Which Fleet drives hosts: `dev` simulates a data centre on this
     /// machine (the default); `redfish` drives real hosts through their
     /// BMCs (docs/OPERATIONS.md, "Racking a real host").
@@ -384,6 +389,9 @@ impl Config {
             fleet_dev_faulty_hosts: Vec::new(),
             fleet_dev_degrading_hosts: Vec::new(),
             fleet_health_secs: 300,
+            // The development Fleet's steps take 10 ms here: a 200 ms poll
+            // between them was most of every provisioning test's wait.
+            worker_poll_ms: 20,
             fleet: FleetKind::Dev,
             fleet_image_dir: PathBuf::from("data/images"),
             fleet_callback_url: None,

@@ -16,12 +16,17 @@ use crate::startup::AppState;
 /// Jobs one replica runs at the same time; most of their time is spent
 /// waiting on the control plane.
 const PARALLEL_JOBS: usize = 16;
-const POLL: Duration = Duration::from_millis(200);
+/// Housekeeping runs on every this many polls (2 s at the default poll).
 const HOUSEKEEPING_EVERY: u32 = 10;
 
-/// How often events are published and due webhooks sent: a webhook
-/// follows its event by about this much.
-const WEBHOOKS_EVERY: Duration = Duration::from_secs(1);
+/// Events are published and due webhooks sent every this many polls (1 s
+/// at the default poll): a webhook follows its event by about this much.
+const WEBHOOKS_EVERY: u32 = 5;
+
+/// The pause between looks for due jobs (`WORKER_POLL_MS`).
+fn poll(state: &AppState) -> Duration {
+    Duration::from_millis(state.config.worker_poll_ms.max(1))
+}
 
 /// Publishes recorded events (numbers them for `GET /events`, queues them
 /// for webhook endpoints) and sends due deliveries, apart from the job
@@ -45,7 +50,7 @@ fn spawn_webhooks(state: Arc<AppState>) {
                     tracing::error!(error = %format!("{error:#}"), "sending webhooks failed")
                 }
             }
-            tokio::time::sleep(WEBHOOKS_EVERY).await;
+            tokio::time::sleep(poll(&state) * WEBHOOKS_EVERY).await;
         }
     });
 }
@@ -104,7 +109,7 @@ pub fn spawn(state: Arc<AppState>, runner: Runner) {
                 }
             }
             tick = tick.wrapping_add(1);
-            tokio::time::sleep(POLL).await;
+            tokio::time::sleep(poll(&state)).await;
         }
     });
 }

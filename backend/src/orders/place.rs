@@ -39,6 +39,17 @@ pub async fn place(
     let site = catalog.site(&new.site).ok_or(OrderError::UnknownSite)?;
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
     let image = OsImage::parse(&new.os_image).ok_or(OrderError::UnknownImage)?;
+    // Sold out as of a read that began after the order arrived: answered
+    // before the billing profile, the price and the keys are read, and
+    // without the organization's lock or any write. In an order storm most
+    // orders end here (docs/BENCHMARKS.md). A host freed after this read
+    // is the next order's; the hold below is what decides.
+    let with_stock = sites_with_stock(db, clock, plan.id.as_str()).await?;
+    if !with_stock.iter().any(|code| code == site.code.as_str()) {
+        return Err(OrderError::SoldOut {
+            sites_with_stock: with_stock,
+        });
+    }
     let now = clock.now();
     // The billing profile decides the country and VAT; the order never
     // changes it.
@@ -74,18 +85,6 @@ pub async fn place(
         if !keys.contains(&p.openssh) {
             keys.push(p.openssh.clone());
         }
-    }
-
-    // Sold out as of a read that began after the order arrived: answered
-    // without taking the organization's lock or writing anything. In an
-    // order storm most orders end here; they queued behind the lock and
-    // wrote and rolled back a row each (docs/BENCHMARKS.md). A host freed
-    // after this read is the next order's.
-    let with_stock = sites_with_stock(db, clock, plan.id.as_str()).await?;
-    if !with_stock.iter().any(|code| code == site.code.as_str()) {
-        return Err(OrderError::SoldOut {
-            sites_with_stock: with_stock,
-        });
     }
 
     let order_id = OrderId::from(new_id());
