@@ -35,7 +35,10 @@ STA="$(run http://127.0.0.1:3901/en)"; echo "$STA"
 # server operators put in front (deploy/nginx/).
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 [ -x "$NGINX" ] || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
+# nginx's workers run as nobody: the page must be readable to them (mktemp
+# makes the directory private; nginx then answers 403, fast and wrong).
 mkdir -p "$TMP/www/en" && cp "$TMP/page.html" "$TMP/www/en/index.html"
+chmod 711 "$TMP" && chmod -R a+rX "$TMP/www"
 cat > "$TMP/nginx.conf" <<NGINX_CONF
 daemon off; worker_processes 2; pid $TMP/nginx.pid; error_log $TMP/nginx.err;
 events { worker_connections 1024; }
@@ -47,9 +50,18 @@ NGINX_CONF
 "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/nginx.err" & NGINX_PID=$!
 trap 'kill $APP ${STATIC_PID:-} ${APP2:-} ${NGINX_PID:-} 2>/dev/null; rm -rf "$TMP"' EXIT
 sleep 0.5
+# Each server must answer the page itself, whole, before it is measured.
+for PORT in 3900 3901 3903; do
+  GOT="$(curl -s -o /dev/null -w '%{http_code} %{size_download}' "http://127.0.0.1:$PORT/en")"
+  [[ "$GOT" == "200 $(wc -c < "$TMP/page.html")" ]] || { echo "port $PORT answered $GOT" >&2; exit 1; }
+done
 echo "### nginx, same bytes"
 NGX="$(run http://127.0.0.1:3903/en)"; echo "$NGX"
 
+# A run with errors measured the wrong thing.
+for OUT in "$DYN" "$STA" "$NGX"; do
+  if grep -q "Non-2xx" <<<"$OUT"; then echo "a run had error responses" >&2; exit 1; fi
+done
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 pct() { awk -v p="$2" '$1 == p {print $2}' <<<"$1"; }
 echo

@@ -407,7 +407,7 @@ fn router(state: Arc<AppState>) -> Router {
         router = router.route("/metrics", get(health::metrics));
     }
     let loopback_only = state.config.development_on_loopback_only();
-    router
+    let router = router
         .route("/", get(lang::root))
         .route("/{lang}/", get(lang::trailing_slash))
         .route("/stripe/webhook", post(crate::http::stripe::webhook))
@@ -436,7 +436,10 @@ fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn(move |req, next| {
             headers::refuse_proxied_development(loopback_only, req, next)
         }))
-        .with_state(state)
+        .with_state(state.clone());
+    // A cached storefront page is answered before all of the above, as it
+    // would answer.
+    Router::new().fallback_service(page_cache::AnswerHits::new(state, loopback_only, router))
 }
 
 async fn shutdown_signal() {

@@ -30,11 +30,6 @@ pub async fn place(
             created: false,
         });
     }
-    // A quick refusal before any work; the count that decides is repeated
-    // inside the transaction below.
-    if recent_orders(&db.pool, &new.organization_id, clock.now()).await? >= DAILY_ORDER_LIMIT {
-        return Err(OrderError::DailyLimit);
-    }
     let plan = catalog.plan(&new.plan).ok_or(OrderError::UnknownPlan)?;
     let site = catalog.site(&new.site).ok_or(OrderError::UnknownSite)?;
     let name = server_name(&new.server_name).ok_or(OrderError::InvalidName)?;
@@ -49,6 +44,11 @@ pub async fn place(
         return Err(OrderError::SoldOut {
             sites_with_stock: with_stock,
         });
+    }
+    // A quick refusal before the work below; the count that decides is
+    // repeated inside the transaction.
+    if recent_orders(&db.pool, &new.organization_id, clock.now()).await? >= DAILY_ORDER_LIMIT {
+        return Err(OrderError::DailyLimit);
     }
     let now = clock.now();
     // The billing profile decides the country and VAT; the order never

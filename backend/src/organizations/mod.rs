@@ -23,6 +23,16 @@ pub struct Membership {
     #[sqlx(rename = "name")]
     pub organization_name: String,
     pub role: Role,
+    /// The organization requires two-factor sign-in of its members (read
+    /// with the membership: every portal request checks it).
+    #[sqlx(rename = "require_two_factor")]
+    requires_two_factor: i64,
+}
+
+impl Membership {
+    pub fn requires_two_factor(&self) -> bool {
+        self.requires_two_factor == 1
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +66,8 @@ pub enum OrgError {
 }
 
 const MEMBERSHIP_SQL: &str =
-    "select m.user_id, m.organization_id, o.name, m.role from memberships m \
-     join organizations o on o.id = m.organization_id";
+    "select m.user_id, m.organization_id, o.name, m.role, o.require_two_factor \
+     from memberships m join organizations o on o.id = m.organization_id";
 
 /// Every organization a user belongs to: the one they last chose first,
 /// then oldest first.

@@ -140,10 +140,8 @@ async fn must_enrol(
     let Some(m) = &current.membership else {
         return Ok(false);
     };
-    Ok(
-        backend::accounts::two_factor::required_by(&state.db, &m.organization_id).await?
-            && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?,
-    )
+    Ok(m.requires_two_factor()
+        && !backend::accounts::two_factor::is_enabled(&state.db, &current.user.id).await?)
 }
 
 /// The client's address: behind a load balancer, the right-most entry of

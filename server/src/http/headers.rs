@@ -3,7 +3,7 @@
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::header::{self, HeaderValue};
+use http::header::{self, HeaderMap, HeaderValue};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -34,7 +34,13 @@ pub async fn security_headers(
     next: Next,
 ) -> Response {
     let mut response = next.run(req).await;
-    let h = response.headers_mut();
+    add_security_headers(response.headers_mut(), state.config.development());
+    response
+}
+
+/// The headers of `security_headers`, for answers that do not pass it (a
+/// cached storefront page, `page_cache::answer_hit`).
+pub fn add_security_headers(h: &mut HeaderMap, development: bool) {
     // A handler may have set a policy of its own (the serial console's).
     if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
         h.insert(
@@ -59,13 +65,12 @@ pub async fn security_headers(
         "permissions-policy",
         HeaderValue::from_static("camera=(), microphone=(), geolocation=(), payment=()"),
     );
-    if !state.config.development() {
+    if !development {
         h.insert(
             header::STRICT_TRANSPORT_SECURITY,
             HeaderValue::from_static("max-age=63072000; includeSubDomains"),
         );
     }
-    response
 }
 
 pub async fn record_metrics(
@@ -80,10 +85,22 @@ pub async fn record_metrics(
         .map_or_else(|| "other".to_owned(), |m| m.as_str().to_owned());
     let method = req.method().as_str().to_owned();
     let response = next.run(req).await;
+    record_request(&state, route, method, response.status(), started);
+    response
+}
+
+/// Counts an answered request and its time, labelled by route pattern.
+pub fn record_request(
+    state: &AppState,
+    route: String,
+    method: String,
+    status: http::StatusCode,
+    started: Instant,
+) {
     let labels = RequestLabels {
         route,
         method,
-        status: response.status().as_u16(),
+        status: status.as_u16(),
     };
     state.metrics.requests.get_or_create(&labels).inc();
     state
@@ -91,7 +108,6 @@ pub async fn record_metrics(
         .latency
         .get_or_create(&labels)
         .observe(started.elapsed().as_secs_f64());
-    response
 }
 
 /// Development mode refuses requests a reverse proxy forwarded: behind
@@ -99,10 +115,7 @@ pub async fn record_metrics(
 /// sealing key and demo hosts (`ALLOW_DEVELOPMENT_OFF_LOOPBACK` permits a
 /// deliberate demo). The answer names the fix, in both languages.
 pub async fn refuse_proxied_development(loopback_only: bool, req: Request, next: Next) -> Response {
-    let proxied = ["forwarded", "x-forwarded-for", "x-real-ip"]
-        .iter()
-        .any(|name| req.headers().contains_key(*name));
-    if loopback_only && proxied {
+    if loopback_only && is_proxied(req.headers()) {
         tracing::error!("a proxied request reached development mode; refused");
         let body =
             "This server runs in development mode and refuses requests forwarded by a proxy. \
@@ -118,4 +131,11 @@ pub async fn refuse_proxied_development(loopback_only: bool, req: Request, next:
         return response;
     }
     next.run(req).await
+}
+
+/// Whether a reverse proxy forwarded the request.
+pub fn is_proxied(headers: &HeaderMap) -> bool {
+    ["forwarded", "x-forwarded-for", "x-real-ip"]
+        .iter()
+        .any(|name| headers.contains_key(*name))
 }

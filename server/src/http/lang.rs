@@ -54,20 +54,25 @@ pub async fn trailing_slash(Path(lang): Path<String>) -> Response {
 
 /// Remembers the language of the page being viewed, so `/` returns to it.
 pub async fn remember(secure: bool, req: Request, next: Next) -> Response {
-    let page_lang = lang_of_path(req.uri().path());
-    let known = cookie_lang(req.headers());
+    let cookie = remember_cookie(secure, req.uri().path(), req.headers());
     let mut response = next.run(req).await;
-    if let Some(lang) = page_lang.filter(|l| Some(*l) != known) {
-        let cookie = format!(
-            "lang={}; Path=/; Max-Age=31536000; SameSite=Lax{}",
-            lang.code(),
-            if secure { "; Secure" } else { "" }
-        );
-        if let Ok(value) = HeaderValue::from_str(&cookie) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
+    if let Some(cookie) = cookie {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response
+}
+
+/// The `lang` cookie to set when a page in a language is asked for by a
+/// browser whose cookie says another (or none).
+pub fn remember_cookie(secure: bool, path: &str, headers: &HeaderMap) -> Option<HeaderValue> {
+    let lang = lang_of_path(path).filter(|l| Some(*l) != cookie_lang(headers))?;
+    // Written out: this is set on most storefront answers.
+    Some(HeaderValue::from_static(match (lang, secure) {
+        (Lang::Zh, false) => "lang=zh; Path=/; Max-Age=31536000; SameSite=Lax",
+        (Lang::Zh, true) => "lang=zh; Path=/; Max-Age=31536000; SameSite=Lax; Secure",
+        (Lang::En, false) => "lang=en; Path=/; Max-Age=31536000; SameSite=Lax",
+        (Lang::En, true) => "lang=en; Path=/; Max-Age=31536000; SameSite=Lax; Secure",
+    }))
 }
 
 /// Portal routes answer only under a language we have. Sign-in protection

@@ -143,10 +143,25 @@ pub async fn plain(state: &AppState, parts: Parts, show: Plain) -> Response {
 
 /// The page of this view, with the storefront facts (catalog names, stock).
 pub async fn page<V: PageView>(state: &AppState, mut parts: Parts, view: V) -> PageResult {
-    let versioned = state.facts.current().await?;
-    parts.extensions.insert(versioned.facts.clone());
+    facts_for(state, &mut parts).await?;
     let body = PageBody::of(view, lang_of(&parts));
     Ok(render_body(state, parts, FormFeedback::default(), body).await)
+}
+
+/// The storefront facts (catalog, stock) for this request: read once, by a
+/// read that began after the request arrived, and reused by everything that
+/// answers it. A request that checked stock and then renders its page waits
+/// for one shared read, not one per step (docs/BENCHMARKS.md, orders).
+pub async fn facts_for(
+    state: &AppState,
+    parts: &mut Parts,
+) -> anyhow::Result<Arc<app::context::StorefrontFacts>> {
+    if let Some(facts) = parts.extensions.get::<Arc<app::context::StorefrontFacts>>() {
+        return Ok(facts.clone());
+    }
+    let facts = state.facts.current().await?.facts;
+    parts.extensions.insert(facts.clone());
+    Ok(facts)
 }
 
 /// The designed 404 page, for an address nothing answers.

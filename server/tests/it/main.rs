@@ -50,6 +50,7 @@ mod operations;
 mod orders;
 mod organizations;
 mod outage;
+mod page_cache;
 mod power;
 mod provisioning;
 mod races;

@@ -8,11 +8,13 @@ pub mod quote;
 
 use crate::http::auth::CurrentUser;
 use crate::http::page::{
-    client_ip, lang_of, page, redirect, Member, PageError, PageResult, SameOrigin, Signed,
+    client_ip, facts_for, lang_of, page, redirect, Member, PageError, PageResult, SameOrigin,
+    Signed,
 };
 use crate::http::routes::{Route, MEMBERS, MONEY, TECHNICAL};
 use crate::pages::orders::list::{OrderDetailView, OrderRow, OrdersView};
 use crate::startup::AppState;
+use app::context::StorefrontFacts;
 use app::portal::order::{BillToView, OrderFormView};
 use app::portal::{FormError, FormFeedback};
 use axum::extract::{Path, Query, State};
@@ -96,11 +98,12 @@ async fn form_page(
     state: &AppState,
     current: &CurrentUser,
     m: &Member,
-    parts: Parts,
+    mut parts: Parts,
     form: OrderFormView,
     first_visit: bool,
 ) -> PageResult {
-    let form = prepare(state, current, m, form, first_visit)
+    let facts = facts_for(state, &mut parts).await?;
+    let form = prepare(state, &facts, current, m, form, first_visit)
         .await?
         .ok_or(PageError::NotFound)?;
     page(state, parts, form).await
@@ -112,13 +115,13 @@ async fn form_page(
 /// `None` for a plan or site that doesn't exist.
 async fn prepare(
     state: &AppState,
+    facts: &StorefrontFacts,
     current: &CurrentUser,
     m: &Member,
     mut form: OrderFormView,
     first_visit: bool,
 ) -> anyhow::Result<Option<OrderFormView>> {
     let organization_id = &m.0.organization_id;
-    let facts = state.facts.current().await?.facts;
     let (Some(plan), Some(site)) = (
         facts.catalog.plan(&form.plan),
         facts.catalog.site(&form.site),
@@ -235,7 +238,7 @@ async fn order_post(
     if intent == "update" {
         return form_page(&state, &current, &m, parts, form, false).await;
     }
-    let catalog = state.facts.current().await?.facts.catalog.clone();
+    let facts = facts_for(&state, &mut parts).await?;
     let new = NewOrder {
         organization_id: m.0.organization_id.clone(),
         user_id: current.user.id.clone(),
@@ -252,7 +255,7 @@ async fn order_post(
         billing_method: state.billing.method().to_owned(),
         seller_country: state.seller.country.clone(),
     };
-    let placed = orders::place(&state.db, &state.clock, &catalog, &new).await;
+    let placed = orders::place(&state.db, &state.clock, &facts.catalog, &new).await;
     // No billing profile yet: the owner gives it and comes back to this
     // plan and site (the rest of the form is typed again).
     if let (Err(OrderError::NoBillingProfile), Some(to)) =

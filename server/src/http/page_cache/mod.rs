@@ -4,7 +4,12 @@
 //! that began after the request arrived (on PostgreSQL one read is shared by
 //! the requests that waited for it, see `backend::stock_watch`), which costs
 //! far less than rendering. The moment stock was confirmed is filled in per
-//! response.
+//! response. A page in the cache is answered before the router and the
+//! layers behind it (`hit`).
+
+mod hit;
+
+pub use hit::AnswerHits;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -13,10 +18,11 @@ use axum::response::{IntoResponse, Response};
 use http::header::{self, HeaderValue};
 use http::StatusCode;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use app::context::{READ_AT_ISO, READ_AT_TEXT};
 
+use crate::facts::Versioned;
 use crate::metrics::CacheLabels;
 use crate::startup::AppState;
 
@@ -33,11 +39,41 @@ pub struct PageCache {
 struct CachedPage {
     generation: u64,
     status: StatusCode,
+    /// The route pattern that rendered it (`/{lang}`), for the metrics of
+    /// answers that skip the router.
+    route: String,
     /// The body split around the read-time placeholders.
     segments: Vec<Segment>,
-    /// The body as last assembled, and the second it says: the time only
-    /// changes once a second, so most responses share one buffer.
-    assembled: RwLock<Option<(i64, Bytes)>>,
+    /// The body as last assembled: the time only changes once a second, so
+    /// most responses share one buffer (and one gzip of it).
+    assembled: RwLock<Option<Arc<Assembled>>>,
+    /// What every answer from the cache before the router shares, made on
+    /// the first one.
+    hit: OnceLock<hit::Shared>,
+}
+
+struct Assembled {
+    /// The second the body says stock was read.
+    at: i64,
+    body: Bytes,
+    /// Compressed when first asked for, once per second however many
+    /// browsers ask (compressing 40 kB costs more than the rest of a hit).
+    gzip: OnceLock<Bytes>,
+}
+
+impl Assembled {
+    fn gzip(&self) -> Bytes {
+        self.gzip
+            .get_or_init(|| {
+                use std::io::Write;
+                let mut encoder =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                // Writing to a Vec cannot fail.
+                let _ = encoder.write_all(&self.body);
+                Bytes::from(encoder.finish().unwrap_or_default())
+            })
+            .clone()
+    }
 }
 
 enum Segment {
@@ -47,7 +83,7 @@ enum Segment {
 }
 
 impl CachedPage {
-    fn new(generation: u64, status: StatusCode, body: Bytes) -> CachedPage {
+    fn new(generation: u64, status: StatusCode, route: String, body: Bytes) -> CachedPage {
         let body = strip_hydration_markers(body);
         let mut segments = Vec::new();
         let mut rest = &body[..];
@@ -62,15 +98,17 @@ impl CachedPage {
         CachedPage {
             generation,
             status,
+            route,
             segments,
+            hit: OnceLock::new(),
             assembled: RwLock::new(None),
         }
     }
 
-    fn body_at(&self, now: i64) -> Bytes {
+    fn body_at(&self, now: i64) -> Arc<Assembled> {
         if let Ok(guard) = self.assembled.read() {
-            if let Some((_, body)) = guard.as_ref().filter(|(at, _)| *at == now) {
-                return body.clone();
+            if let Some(assembled) = guard.as_ref().filter(|a| a.at == now) {
+                return assembled.clone();
             }
         }
         let iso = domain::time::format_iso(now);
@@ -94,15 +132,22 @@ impl CachedPage {
                 Segment::ReadAtText => body.extend_from_slice(text.as_bytes()),
             }
         }
-        let body = Bytes::from(body);
+        let assembled = Arc::new(Assembled {
+            at: now,
+            body: Bytes::from(body),
+            gzip: OnceLock::new(),
+        });
         if let Ok(mut guard) = self.assembled.write() {
-            *guard = Some((now, body.clone()));
+            *guard = Some(assembled.clone());
         }
-        body
+        assembled
     }
 
     fn respond(&self, now: i64) -> Response {
-        let body = self.body_at(now);
+        self.respond_with(self.body_at(now).body.clone())
+    }
+
+    fn respond_with(&self, body: Bytes) -> Response {
         let mut response = Response::new(Body::from(body));
         *response.status_mut() = self.status;
         let h = response.headers_mut();
@@ -191,7 +236,12 @@ pub async fn storefront(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let versioned = match state.facts.current().await {
+    // `answer_hit` may have read the facts for this request already.
+    let read = match req.extensions_mut().remove::<Versioned>() {
+        Some(known) => Ok(known),
+        None => state.facts.current().await,
+    };
+    let versioned = match read {
         Ok(v) => v,
         Err(error) => {
             tracing::error!(error = %format!("{error:#}"), "reading storefront facts failed");
@@ -245,6 +295,10 @@ pub async fn storefront(
         .get_or_create(&CacheLabels { result: "miss" })
         .inc();
     req.extensions_mut().insert(versioned.facts.clone());
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or_else(|| "other".to_owned(), |m| m.as_str().to_owned());
     let response = next.run(req).await;
     let (parts, body) = response.into_parts();
     let body = match axum::body::to_bytes(body, MAX_BODY).await {
@@ -254,7 +308,12 @@ pub async fn storefront(
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         }
     };
-    let page = Arc::new(CachedPage::new(versioned.generation, parts.status, body));
+    let page = Arc::new(CachedPage::new(
+        versioned.generation,
+        parts.status,
+        route,
+        body,
+    ));
     let html = parts
         .headers
         .get(header::CONTENT_TYPE)
