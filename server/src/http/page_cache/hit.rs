@@ -95,10 +95,9 @@ async fn answer(
     }
     let shared = page.hit.get_or_init(|| Shared::new(&state, &page));
     let assembled = page.body_at(state.clock.now());
-    let (body, headers) = if gzip {
-        (assembled.gzip(), &shared.gzip)
-    } else {
-        (assembled.body.clone(), &shared.identity)
+    let (body, headers) = match gzip.then(|| assembled.gzip()).flatten() {
+        Some(compressed) => (compressed, &shared.gzip),
+        None => (assembled.body.clone(), &shared.identity),
     };
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = page.status;

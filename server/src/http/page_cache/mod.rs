@@ -58,19 +58,20 @@ struct Assembled {
     body: Bytes,
     /// Compressed when first asked for, once per second however many
     /// browsers ask (compressing 40 kB costs more than the rest of a hit).
-    gzip: OnceLock<Bytes>,
+    gzip: OnceLock<Option<Bytes>>,
 }
 
 impl Assembled {
-    fn gzip(&self) -> Bytes {
+    /// `None` if compressing failed (it writes to memory, so it should
+    /// not): the plain body is sent instead.
+    fn gzip(&self) -> Option<Bytes> {
         self.gzip
             .get_or_init(|| {
                 use std::io::Write;
                 let mut encoder =
                     flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-                // Writing to a Vec cannot fail.
-                let _ = encoder.write_all(&self.body);
-                Bytes::from(encoder.finish().unwrap_or_default())
+                encoder.write_all(&self.body).ok()?;
+                encoder.finish().ok().map(Bytes::from)
             })
             .clone()
     }
