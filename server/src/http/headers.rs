@@ -39,7 +39,7 @@ pub async fn security_headers(
 }
 
 /// The headers of `security_headers`, for answers that do not pass it (a
-/// cached storefront page, `page_cache::answer_hit`).
+/// cached storefront page, `page_cache::AnswerHits`).
 pub fn add_security_headers(h: &mut HeaderMap, development: bool) {
     // A handler may have set a policy of its own (the serial console's).
     if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
@@ -85,22 +85,10 @@ pub async fn record_metrics(
         .map_or_else(|| "other".to_owned(), |m| m.as_str().to_owned());
     let method = req.method().as_str().to_owned();
     let response = next.run(req).await;
-    record_request(&state, route, method, response.status(), started);
-    response
-}
-
-/// Counts an answered request and its time, labelled by route pattern.
-pub fn record_request(
-    state: &AppState,
-    route: String,
-    method: String,
-    status: http::StatusCode,
-    started: Instant,
-) {
     let labels = RequestLabels {
         route,
         method,
-        status: status.as_u16(),
+        status: response.status().as_u16(),
     };
     state.metrics.requests.get_or_create(&labels).inc();
     state
@@ -108,6 +96,7 @@ pub fn record_request(
         .latency
         .get_or_create(&labels)
         .observe(started.elapsed().as_secs_f64());
+    response
 }
 
 /// Development mode refuses requests a reverse proxy forwarded: behind

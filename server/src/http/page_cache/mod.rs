@@ -15,7 +15,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use http::header::{self, HeaderValue};
+use http::header::{self, HeaderMap, HeaderValue};
 use http::StatusCode;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -151,15 +151,21 @@ impl CachedPage {
     fn respond_with(&self, body: Bytes) -> Response {
         let mut response = Response::new(Body::from(body));
         *response.status_mut() = self.status;
-        let h = response.headers_mut();
-        h.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        );
-        // Stock changes at any moment: browsers and proxies must ask again.
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        *response.headers_mut() = page_headers();
         response
     }
+}
+
+/// The headers of every cached page's answer.
+fn page_headers() -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    // Stock changes at any moment: browsers and proxies must ask again.
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h
 }
 
 /// Leptos marks text boundaries with `<!>` and appends resource scripts
@@ -237,7 +243,7 @@ pub async fn storefront(
     mut req: Request,
     next: Next,
 ) -> Response {
-    // `answer_hit` may have read the facts for this request already.
+    // `AnswerHits` may have read the facts for this request already.
     let read = match req.extensions_mut().remove::<Versioned>() {
         Some(known) => Ok(known),
         None => state.facts.current().await,
